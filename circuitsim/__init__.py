@@ -1,0 +1,15 @@
+"""circuitsim — mechanisms and their actuators as equivalent circuits.
+
+Velocities and angular velocities are potentials, forces and torques are flows
+(physics.md). Netlists are parsed, elaborated, assembled into F(t, y, y') = 0 and
+integrated by a variable-order BDF solver.
+"""
+from .api import Netlist, load, parse
+from .errors import (CircuitsimError, ConvergenceError, InconsistentInitialConditions,
+                     ModelError, NetlistError, SolverError, StepSizeTooSmall)
+from .results import Result
+
+__version__ = "0.1.0"
+__all__ = ["load", "parse", "Netlist", "Result", "CircuitsimError", "NetlistError",
+           "ModelError", "SolverError", "ConvergenceError", "StepSizeTooSmall",
+           "InconsistentInitialConditions", "__version__"]

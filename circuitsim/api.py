@@ -1,0 +1,206 @@
+"""The Python API: ``circuitsim.load(path)`` / ``circuitsim.parse(text)`` -> Netlist.
+
+    net = circuitsim.load("netlists/rlc.cir")
+    res = net.simulate(t_end=5.0, study="elastic")
+    res.t, res["n3"], res.to_csv("out.csv")
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+
+from .assembly.system import System
+from .elements.base import FLOW_UNIT, POTENTIAL_UNIT
+from .errors import CircuitsimError, Loc, NetlistError, did_you_mean
+from .netlist import ast, elaborate, loader
+from .netlist.parser import parse as parse_text
+from .results import Result
+from .solver import solve
+
+
+def load(path) -> "Netlist":
+    """Read and parse a netlist file (with its ``.include``/``.lib`` files)."""
+    path = str(path)
+    return Netlist(loader.load_statements(loader.read_file(path), path), path)
+
+
+def parse(text: str, filename: str = "<string>") -> "Netlist":
+    """Parse netlist text (``.include`` paths are relative to the working directory)."""
+    return Netlist(loader.load_statements(text, filename), filename)
+
+
+def _override_assigns(settings) -> list:
+    """``{'k': 1e6, 'J1.model': 'elastic'}`` or ``['k=1e6', ...]`` -> [ast.Assign]."""
+    if not settings:
+        return []
+    if isinstance(settings, dict):
+        items = list(settings.items())
+    else:
+        items = []
+        for text in settings:
+            if "=" not in text:
+                raise NetlistError(f"--set expects name=value, got '{text}'",
+                                   Loc("<command line>", 1, 1, text))
+            key, _, value = text.partition("=")
+            items.append((key.strip(), value.strip()))
+    out = []
+    for key, value in items:
+        text = f".study __set {key}={value}"
+        loc = Loc("<command line>", 1, 1, f"{key}={value}")
+        try:
+            st = parse_text(text, "<command line>").statements[0]
+        except NetlistError as exc:
+            raise NetlistError(f"cannot read the setting '{key}={value}': {exc.message}",
+                               loc) from None
+        a = st.params[0]
+        out.append(ast.Assign(a.key, a.value, loc))
+    return out
+
+
+class Netlist:
+    """A parsed netlist; elaborated afresh for each study / parameter case."""
+
+    def __init__(self, statements: list, source: str = "<string>"):
+        self.statements = statements
+        self.source = source
+        self._elaborator = elaborate.Elaborator(statements, source)
+        self.studies = elaborate.studies(self._elaborator.top)
+        self.steps = elaborate.steps(self._elaborator.top)
+
+    # --- elaboration --------------------------------------------------------------------
+    def _overrides(self, study, settings) -> list:
+        over = []
+        if study is not None:
+            if study not in self.studies:
+                known = ", ".join(self.studies) or "none defined"
+                raise NetlistError(f"unknown study '{study}' (studies: {known})",
+                                   Loc(self.source, 1, 1), did_you_mean(study, self.studies))
+            over += self.studies[study][0]
+        return over + _override_assigns(settings)
+
+    def circuit(self, study=None, set=None):
+        """The flat circuit for a study and/or overrides (no run)."""
+        return self._elaborator.build(self._overrides(study, set))
+
+    def system(self, study=None, set=None) -> System:
+        system = System(self.circuit(study, set))
+        system.check_structure()
+        return system
+
+    def check(self, study=None, set=None) -> dict:
+        """Counts of unknowns and equations per domain, without running."""
+        system = self.system(study, set)
+        c = system.circuit
+        summary: dict = {}
+        for name, node in c.nodes.items():
+            d = summary.setdefault(node.domain or "untyped", {"nodes": 0, "states": 0})
+            d["nodes"] += 1
+        for inst in c.elements:
+            dom = next((d for d in inst.domains if d), None) or "untyped"
+            if inst.type.states:
+                summary.setdefault(dom, {"nodes": 0, "states": 0})["states"] += len(
+                    inst.type.states)
+        return {"title": c.title, "unknowns": system.n, "equations": system.n,
+                "differential": int(system.id.sum()), "algebraic": int(system.n - system.id.sum()),
+                "elements": len(c.elements), "domains": summary, "nnz": system.nnz,
+                "warnings": [(m, str(l) if l else "") for m, l in c.warnings]}
+
+    # --- runs ------------------------------------------------------------------------------
+    def simulate(self, t_end=None, study=None, set=None, *, tstep=None, rtol=None, atol=None,
+                 max_step=None, first_step=None, progress=None, on_output=None,
+                 case: str = "") -> Result:
+        """Run one transient. Keyword arguments override the ``.tran`` settings.
+
+        On a solver failure or interrupt raises the SolverError with ``.partial`` set to
+        the Result up to the failure time."""
+        system = self.system(study, set)
+        return run(system, t_end=t_end, tstep=tstep, rtol=rtol, atol=atol, max_step=max_step,
+                   first_step=first_step, progress=progress, on_output=on_output,
+                   case=case or (study or ""))
+
+    def cases(self, study=None, set=None) -> list:
+        """The ``.step`` sweep as a list of (case name, settings) (one case if no .step)."""
+        base = list(set.items()) if isinstance(set, dict) else list(set or [])
+        if not self.steps:
+            return [(study or "", base)]
+        axes = []
+        for name, vals, loc in self.steps:
+            axes.append([(name, v) for v in vals])
+        out = []
+        for combo in itertools.product(*axes):
+            label = "_".join(f"{name}={v.text}" for name, v in combo)
+            settings = [f"{name}={v.text}" for name, v in combo]
+            settings = settings + [f"{k}={v}" for k, v in base] if isinstance(set, dict) \
+                else settings + list(base)
+            out.append(((study + "_" if study else "") + label, settings))
+        return out
+
+    def sweep(self, study=None, set=None, **kwargs) -> dict:
+        """Every ``.step`` case: {case name: Result}."""
+        return {name: self.simulate(study=study, set=settings, case=name, **kwargs)
+                for name, settings in self.cases(study, set)}
+
+
+def _units(system: System, names: list) -> dict:
+    units = {}
+    c = system.circuit
+    for name, node in c.nodes.items():
+        if node.domain:
+            units[name] = POTENTIAL_UNIT[node.domain]
+    for inst in c.elements:
+        dom = next((d for d in inst.domains if d), None)
+        for item in inst.type.states + inst.type.outputs:
+            u = item.unit if isinstance(item.unit, str) else item.unit.get(dom)
+            if u:
+                units[f"{inst.name}.{item.name}"] = u
+    return {n: units[n] for n in names if n in units}
+
+
+def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
+        first_step=None, progress=None, on_output=None, case="") -> Result:
+    """Integrate an assembled system and package the Result (partial on failure)."""
+    c = system.circuit
+    tr = c.tran
+    t_end = t_end if t_end is not None else tr.tstop
+    if t_end is None:
+        raise NetlistError("no simulation time: add '.tran tstop [tstep]' or pass t_end",
+                           Loc(c.source, 1, 1))
+    tstep = tstep if tstep is not None else tr.tstep
+    t_out = None
+    if tstep:
+        count = int(np.floor(t_end / tstep + 1e-9))
+        t_out = np.linspace(0.0, count * tstep, count + 1)
+        if t_out[-1] < t_end * (1 - 1e-12):
+            t_out = np.append(t_out, t_end)
+    all_names = list(system.names) + system.output_names()
+    probes = [name for name, _ in c.probes]
+    for name, loc in c.probes:
+        if name not in all_names:
+            raise NetlistError(f".probe: no variable '{name}'", loc,
+                               did_you_mean(name, all_names))
+    y0 = system.initial_values()
+    out = solve(system, 0.0, t_end, y0, t_out=t_out,
+                rtol=rtol if rtol is not None else tr.rtol,
+                atol=atol if atol is not None else tr.atol,
+                max_step=max_step if max_step is not None else tr.maxstep,
+                first_step=first_step if first_step is not None else tr.h0,
+                max_order=tr.maxorder, on_output=on_output, progress=progress)
+    Y = np.asarray(out.y).reshape(len(out.t), system.n)
+    YP = np.asarray(out.yp).reshape(len(out.t), system.n)
+    data = np.concatenate([Y, system.compute_outputs(np.asarray(out.t), Y, YP)], axis=1)
+    if probes:
+        cols = [all_names.index(p) for p in probes]
+        names, data = probes, data[:, cols]
+    else:
+        names = all_names
+    stats = dict(out.stats)
+    stats["nres_total"] = system.nres
+    result = Result(out.t, names, data, stats, out.status, out.message,
+                    _units(system, names), c.title, case)
+    result.warnings = [(m, l) for m, l in c.warnings]
+    if out.error is not None:
+        out.error.partial = result
+        raise out.error
+    return result

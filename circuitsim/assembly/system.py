@@ -1,0 +1,230 @@
+"""The assembled DAE F(t, y, y') = 0 of a circuit (the solver's problem object).
+
+Per element group (type + layout) the assembler holds arrays of global indices and
+calls the type's kernels once for all instances. Residual rows are summed with one
+``bincount``; the Jacobian's CSC pattern and the scatter map from every local entry to
+its position in ``.data`` are built once, so each evaluation only fills ``.data``.
+The ground and any flows into it go to a trash slot (index n) that is dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from ..errors import ModelError, NetlistError, did_you_mean
+from ..netlist.timefunctions import TimeFunctionArray
+from .numbering import Numbering
+
+
+@dataclass
+class Group:
+    etype: type
+    instances: list
+    p: object                 # prepared parameters (arrays)
+    var_idx: np.ndarray       # (N, nvars) global unknown per local variable (n = ground)
+    row_idx: np.ndarray       # (N, nrows) global equation per local row (n = discarded)
+    mask: np.ndarray          # (nrows, nvars) local Jacobian pattern
+    jac_map: np.ndarray = None   # (N * nnz_local,) position in CSC data (nnz = trash)
+
+
+def prepare_params(etype, instances: list):
+    """The group's parameter arrays; time-varying parameters become one vectorized
+    TimeFunctionArray evaluated at t by the kernels (``p.V(t)``)."""
+    p = etype.prepare(instances)
+    for par in etype.params:
+        if par.kind == "time":
+            setattr(p, par.name, TimeFunctionArray(getattr(p, par.name)))
+    return p
+
+
+class System:
+    """Implements the solver's DAEProblem contract for an elaborated circuit."""
+
+    def __init__(self, circuit):
+        self.circuit = circuit
+        self.numbering = Numbering(circuit.elements)
+        self.n = self.numbering.n
+        self.names = self.numbering.names
+        self.groups = self._make_groups(circuit.elements)
+        self.id = self._differential_ids()
+        self.error_mask = self.id.copy()
+        self._build_pattern()
+        self.breakpoints = self._breakpoints(circuit.tran.tstop or 0.0)
+        self.nres = 0
+
+    # --- set-up ------------------------------------------------------------------------
+    def _make_groups(self, elements) -> list:
+        buckets: dict = {}
+        for inst in elements:
+            extra = inst.type.extra_vars(inst)
+            key = (inst.type, inst.type.group_key(inst), len(extra))
+            buckets.setdefault(key, []).append((inst, extra))
+        groups = []
+        n = self.n
+        for (etype, _, n_extra), items in buckets.items():
+            insts = [inst for inst, _ in items]
+            var_idx, row_idx = [], []
+            for inst, extra in items:
+                ports = [self.numbering.of(node) for node in inst.nodes]
+                states = [self.numbering.of(f"{inst.name}.{s.name}") for s in etype.states]
+                extras = [self._extra_index(inst, name) for name in extra]
+                var_idx.append(ports + states + extras)
+                row_idx.append(ports + states)
+            p = prepare_params(etype, insts)
+            groups.append(Group(etype, insts, p,
+                                np.array(var_idx, dtype=np.int64).reshape(len(insts), -1),
+                                np.array(row_idx, dtype=np.int64).reshape(len(insts), -1),
+                                etype.local_pattern(n_extra, p)))
+        return groups
+
+    def _extra_index(self, inst, name: str) -> int:
+        if name in self.numbering.index or name == "0":
+            return self.numbering.of(name)
+        loc = next(iter(inst.param_locs.values()), inst.loc)
+        raise NetlistError(f"{inst.type.keyword} {inst.name} refers to '{name}', which is "
+                           "neither a node nor an element variable", loc,
+                           did_you_mean(name, self.numbering.index))
+
+    def _differential_ids(self) -> np.ndarray:
+        ids = np.zeros(self.n + 1)
+        for g in self.groups:
+            mask = g.etype.local_differential(g.var_idx.shape[1] - g.etype.nvars(), g.p)
+            ids[g.var_idx[:, mask].ravel()] = 1.0
+        return ids[:self.n]
+
+    def _build_pattern(self) -> None:
+        """CSC pattern of dF/dy + cj dF/dy' (plus the diagonal) and the scatter maps."""
+        n = self.n
+        rows, cols = [np.arange(n)], [np.arange(n)]
+        for g in self.groups:
+            r = np.broadcast_to(g.row_idx[:, :, None], g.row_idx.shape + (g.var_idx.shape[1],))
+            c = np.broadcast_to(g.var_idx[:, None, :], r.shape)
+            rows.append(r[:, g.mask].ravel())
+            cols.append(c[:, g.mask].ravel())
+        rows, cols = np.concatenate(rows), np.concatenate(cols)
+        keep = (rows < n) & (cols < n)
+        key = np.where(keep, cols * n + rows, -1)       # column-major order = CSC
+        uniq, inverse = np.unique(key[keep], return_inverse=True)
+        self.nnz = len(uniq)
+        self._indices = (uniq % n).astype(np.int32)
+        self._indptr = np.searchsorted(uniq // n, np.arange(n + 1)).astype(np.int32)
+        position = np.full(len(key), self.nnz, dtype=np.int64)   # trash slot
+        position[keep] = inverse
+        offset = n                                                # skip the diagonal
+        for g in self.groups:
+            m = int(g.mask.sum()) * g.var_idx.shape[0]
+            g.jac_map = position[offset:offset + m]
+            offset += m
+        self._jac_maps = np.concatenate([g.jac_map for g in self.groups])
+        self._row_maps = np.concatenate([g.row_idx.ravel() for g in self.groups])
+
+    def _breakpoints(self, horizon: float) -> np.ndarray:
+        points = []
+        for g in self.groups:
+            for par in g.etype.params:
+                if par.kind == "time":
+                    points.extend(getattr(g.p, par.name).breakpoints(horizon))
+        return np.unique(np.asarray(points, dtype=float))
+
+    # --- the DAEProblem contract -----------------------------------------------------------
+    def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        self.nres += 1
+        ye, ype = np.append(y, 0.0), np.append(yp, 0.0)
+        parts = [g.etype.residual(t, ye[g.var_idx], ype[g.var_idx], g.p).ravel()
+                 for g in self.groups]
+        return np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 1)[:self.n]
+
+    def jacobian(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float) -> sp.csc_matrix:
+        data = self.jacobian_data(t, y, yp, cj)
+        return sp.csc_matrix((data, self._indices, self._indptr), shape=(self.n, self.n))
+
+    def jacobian_data(self, t, y, yp, cj) -> np.ndarray:
+        ye, ype = np.append(y, 0.0), np.append(yp, 0.0)
+        parts = []
+        for g in self.groups:
+            dfdx, dfdxp = g.etype.jacobian(t, ye[g.var_idx], ype[g.var_idx], g.p)
+            parts.append((dfdx + cj * dfdxp)[:, g.mask].ravel())
+        return np.bincount(self._jac_maps, np.concatenate(parts), minlength=self.nnz + 1)[:self.nnz]
+
+    # --- checks and initial values ------------------------------------------------------
+    def check_structure(self) -> None:
+        """No perfect matching between equations and unknowns = structurally singular."""
+        n = self.n
+        entries = []
+        for g in self.groups:
+            r = np.broadcast_to(g.row_idx[:, :, None], g.row_idx.shape + (g.var_idx.shape[1],))
+            c = np.broadcast_to(g.var_idx[:, None, :], r.shape)
+            entries.append((r[:, g.mask].ravel(), c[:, g.mask].ravel()))
+        rows = np.concatenate([e[0] for e in entries])
+        cols = np.concatenate([e[1] for e in entries])
+        keep = (rows < n) & (cols < n)
+        graph = sp.csr_matrix((np.ones(keep.sum()), (rows[keep], cols[keep])), shape=(n, n))
+        match = maximum_bipartite_matching(graph, perm_type="column")
+        unmatched_rows = np.flatnonzero(match < 0)
+        if len(unmatched_rows):
+            matched_cols = set(match[match >= 0].tolist())
+            free = [self.names[j] for j in range(n) if j not in matched_cols]
+            eqs = [self.numbering.equation[i] for i in unmatched_rows]
+            raise ModelError(
+                "the equations are structurally singular: no unknown is left for "
+                f"{'; '.join(eqs[:5])}; and {', '.join(free[:5])} "
+                f"{'is' if len(free) == 1 else 'are'} determined by no equation. "
+                "Check for an element missing between these nodes, or over-constrained "
+                "potentials", self._locate(free + [self.names[i] for i in unmatched_rows]))
+
+    def _locate(self, names):
+        for name in names:
+            inst = self.numbering.state_owner.get(name)
+            if inst is not None:
+                return inst.loc
+            node = self.circuit.nodes.get(name)
+            if node is not None:
+                return node.loc
+        return None
+
+    def initial_values(self) -> np.ndarray:
+        """y0 from element start values, then ``.ic`` (hard targets)."""
+        y0 = np.zeros(self.n + 1)
+        relative = []
+        for inst in self.circuit.elements:
+            for st in inst.type.states:
+                if st.init_param and inst.params.get(st.init_param) is not None:
+                    y0[self.numbering.of(f"{inst.name}.{st.name}")] = inst.params[st.init_param]
+            for port, value, rel in inst.type.initial_potentials(inst):
+                target = self.numbering.of(inst.nodes[port])
+                if rel is None:
+                    y0[target] = value
+                else:
+                    relative.append((target, value, self.numbering.of(inst.nodes[rel])))
+        for target, value, base in relative:       # capacitor ic: p_a = p_b + ic
+            if target == self.n:
+                y0[base] = -value
+            else:
+                y0[target] = y0[base] + value
+        for name, (value, loc) in self.circuit.ics.items():
+            if name not in self.numbering.index:
+                raise NetlistError(f".ic: '{name}' is neither a node nor an element state",
+                                   loc, did_you_mean(name, self.numbering.index))
+            y0[self.numbering.index[name]] = value
+        return y0[:self.n]
+
+    # --- derived outputs ----------------------------------------------------------------
+    def output_names(self) -> list:
+        return [f"{inst.name}.{o.name}" for g in self.groups if g.etype.outputs
+                for inst in g.instances for o in g.etype.outputs]
+
+    def compute_outputs(self, t: np.ndarray, Y: np.ndarray, YP: np.ndarray) -> np.ndarray:
+        """Element outputs at the output times: (T, n_outputs) in output_names() order."""
+        T = len(t)
+        Ye = np.concatenate([Y, np.zeros((T, 1))], axis=1)
+        YPe = np.concatenate([YP, np.zeros((T, 1))], axis=1)
+        cols = []
+        for g in self.groups:
+            if not g.etype.outputs:
+                continue
+            out = g.etype.compute_outputs(t, Ye[:, g.var_idx], YPe[:, g.var_idx], g.p)
+            cols.append(out.reshape(T, -1))
+        return np.concatenate(cols, axis=1) if cols else np.zeros((T, 0))

@@ -1,0 +1,162 @@
+"""Command line: ``circuitsim run`` and ``circuitsim check``.
+
+The only module that prints or exits. Exit codes: 0 success, 2 bad input (nothing was
+run), 3 solver failure or interrupt (results so far are written), 70 internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from . import api
+from .errors import EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, NetlistError, SolverError
+
+EXIT_INTERNAL = 70
+PROGRESS_AFTER = 2.0     # seconds before a progress line appears (short runs stay quiet)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="circuitsim",
+                                description="Simulate mechanisms and actuators as equivalent circuits.")
+    sub = p.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run the transient of a netlist")
+    run.add_argument("file", help="netlist file (.cir)")
+    run.add_argument("--out", help="results file (.csv or .npz); one file per case when "
+                     "several studies or .step cases run")
+    grp = run.add_mutually_exclusive_group()
+    grp.add_argument("--study", help="run this .study")
+    grp.add_argument("--all-studies", action="store_true", help="run every .study")
+    run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                     help="override a parameter (k=1e6) or an element parameter (R1.R=2k)")
+    run.add_argument("--plot", nargs="+", metavar="VAR", help="write a PNG plot of these variables")
+    run.add_argument("--plot-file", help="PNG path (default: next to --out or the netlist name)")
+    run.add_argument("--quiet", action="store_true", help="no summary or progress")
+    check = sub.add_parser("check", help="parse and build the equations; report counts; no run")
+    check.add_argument("file")
+    check.add_argument("--study")
+    check.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    return p
+
+
+def _case_path(base: Path, case: str, several: bool) -> Path:
+    if not several or not case:
+        return base
+    safe = "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in case)
+    return base.with_name(f"{base.stem}_{safe}{base.suffix}")
+
+
+class _Progress:
+    def __init__(self, t_end: float, quiet: bool):
+        self.t_end, self.quiet = t_end, quiet
+        self.start = time.monotonic()
+        self.shown = False
+
+    def __call__(self, t: float) -> None:
+        if self.quiet or time.monotonic() - self.start < PROGRESS_AFTER:
+            return
+        end = "\r" if sys.stderr.isatty() else "\n"
+        frac = t / self.t_end if self.t_end else 0.0
+        print(f"  t = {t:.6g} s ({100 * frac:5.1f} %)", end=end, file=sys.stderr, flush=True)
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown and sys.stderr.isatty():
+            print(file=sys.stderr)
+
+
+def _run(args) -> int:
+    net = api.load(args.file)
+    stem = Path(args.file).stem
+    if args.all_studies:
+        if not net.studies:
+            raise NetlistError(f"--all-studies: {args.file} defines no .study")
+        studies = list(net.studies)
+    else:
+        studies = [args.study]
+    cases = [(name, study, settings) for study in studies
+             for name, settings in net.cases(study, args.set)]
+    several = len(cases) > 1
+    out_base = Path(args.out) if args.out else None
+    results = {}
+    for name, study, settings in cases:
+        circuit = net.circuit(study, settings)
+        for message, loc in circuit.warnings:
+            print(f"warning: {loc}: {message}" if loc else f"warning: {message}", file=sys.stderr)
+        t_end = circuit.tran.tstop or 0.0
+        progress = _Progress(t_end, args.quiet)
+        try:
+            res = net.simulate(study=study, set=settings, case=name, progress=progress)
+        except SolverError as exc:
+            progress.done()
+            target = _case_path(out_base or Path(f"{stem}_partial.csv"), name, several)
+            if exc.partial is not None and len(exc.partial):
+                exc.partial.save(target)
+                where = (f"results up to t = {exc.partial.t[-1]:.6g} s "
+                         f"({len(exc.partial)} points) written to {target}")
+            else:
+                where = "no results were computed"
+            print(f"error: {args.file}{' [' + name + ']' if name else ''}: {exc}\n{where}",
+                  file=sys.stderr)
+            return EXIT_SOLVER
+        progress.done()
+        results[name] = res
+        written = ""
+        if out_base:
+            written = f" -> {res.save(_case_path(out_base, name, several))}"
+        if not args.quiet:
+            s = res.stats
+            print(f"{name or stem}: t = 0 .. {res.t[-1]:.6g} s, {len(res)} points, "
+                  f"{s.get('nsteps', 0)} steps ({s.get('nfail_err', 0)} rejected), "
+                  f"{s.get('njac', 0)} Jacobians, {s.get('nlu', 0)} LU{written}")
+    if args.plot:
+        from .plotting import plot
+        png = Path(args.plot_file) if args.plot_file else (
+            out_base.with_suffix(".png") if out_base else Path(f"{stem}.png"))
+        print(f"plot -> {plot(results, args.plot, png)}")
+    return EXIT_OK
+
+
+def _check(args) -> int:
+    net = api.load(args.file)
+    info = net.check(args.study, args.set)
+    print(f"{args.file}: {info['title'] or '(no title)'}")
+    print(f"  elements: {info['elements']}")
+    print(f"  unknowns: {info['unknowns']} ({info['differential']} differential, "
+          f"{info['algebraic']} algebraic); equations: {info['equations']}; "
+          f"Jacobian non-zeros: {info['nnz']}")
+    for dom, counts in sorted(info["domains"].items()):
+        print(f"  {dom:>13}: {counts['nodes']} node potentials (and as many flow balances), "
+              f"{counts['states']} element unknowns (and as many element equations)")
+    for message, loc in info["warnings"]:
+        print(f"warning: {loc}: {message}" if loc else f"warning: {message}", file=sys.stderr)
+    return EXIT_OK
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args) if args.command == "run" else _check(args)
+    except NetlistError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except SolverError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_SOLVER
+    except CircuitsimError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_SOLVER
+    except Exception as exc:   # a bug in circuitsim, not a user error: say so briefly
+        import traceback
+        print(f"internal error ({type(exc).__name__}: {exc}); please report it with the "
+              "netlist. Details:", file=sys.stderr)
+        traceback.print_exc(limit=3)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

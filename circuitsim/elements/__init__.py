@@ -1,0 +1,4 @@
+"""Element types, one per module; see :mod:`circuitsim.elements.base` for the contract."""
+from .registry import element_types, lookup
+
+__all__ = ["element_types", "lookup"]

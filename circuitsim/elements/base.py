@@ -1,0 +1,221 @@
+"""The element contract: what one element type declares and computes.
+
+An element type is a class with declarations (ports, parameters, internal states,
+outputs) and vectorized kernels. The assembler calls the kernels once per type (per
+group) with all instances at once:
+
+* local variables ``x`` (shape (N, nvars)) are, in order: the potentials of the ports,
+  the element's own internal states, then any extra variables it reads
+  (:meth:`ElementType.extra_vars`, e.g. the nodes a behavioural source refers to);
+* local rows (shape (N, nrows)) are: the flow *into the element* at each port (added to
+  that node's Kirchhoff balance, physics.md §1), then one equation per internal state.
+
+``residual`` returns F (N, nrows); ``jacobian`` returns dF/dx and dF/dx' (N, nrows,
+nvars). The solver owns cj. ``pattern`` (nrows, nvars) bool marks the entries that can
+be non-zero (None: dense); the contract tests check it against finite differences.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import ClassVar
+
+import numpy as np
+
+REQUIRED = object()   # default of a parameter the user must give
+
+DOMAINS = ("electrical", "translational", "rotational", "hydraulic")
+MECHANICAL = ("translational", "rotational")
+
+# Units of potential and flow per domain (physics.md §1), used in docs and checks.
+POTENTIAL_UNIT = {"electrical": "V", "translational": "m/s", "rotational": "rad/s",
+                  "hydraulic": "Pa"}
+FLOW_UNIT = {"electrical": "A", "translational": "N", "rotational": "N*m",
+             "hydraulic": "m^3/s"}
+# Integral of the potential (displacement-like state of springs, stops).
+DISPLACEMENT_UNIT = {"electrical": "V*s", "translational": "m", "rotational": "rad",
+                     "hydraulic": "Pa*s"}
+
+
+@dataclass(frozen=True)
+class Port:
+    """A scalar terminal. ``domains`` None = any domain; ports of one element with the
+    same ``group`` must be in the same domain (R's a and b; transformer a,b vs c,d)."""
+    name: str
+    domains: tuple | None = None
+    group: str = "a"
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Param:
+    """An element parameter.
+
+    ``unit``: the SI unit (str, '1' = dimensionless) or a dict domain -> SI unit for
+    elements whose meaning depends on the domain they are connected in.
+    ``kind``: 'real' (number or expression), 'time' (may also be a time function),
+    'choice' (an identifier from ``choices``), 'vector' (``size`` components),
+    'expr' (kept as an expression tree; behavioural sources).
+    ``positive``/``nonnegative``: bounds checked at elaboration.
+    """
+    name: str
+    unit: str | dict = "1"
+    default: object = REQUIRED
+    description: str = ""
+    kind: str = "real"
+    choices: tuple = ()
+    size: int = 1
+    positive: bool = False
+    nonnegative: bool = False
+
+    def unit_for(self, domain: str | None) -> str | None:
+        """The SI unit in ``domain`` (None if the domain is unknown and it varies)."""
+        if isinstance(self.unit, str):
+            return self.unit
+        if domain in self.unit:
+            return self.unit[domain]
+        return None
+
+
+@dataclass(frozen=True)
+class State:
+    """An internal unknown of the element, recorded as ``<element>.<name>``.
+
+    ``unit`` may be a dict by domain (of the element's first port group).
+    ``init_param`` names the parameter that gives its initial value.
+    """
+    name: str
+    unit: str | dict = "1"
+    differential: bool = True
+    description: str = ""
+    init_param: str | None = None
+
+
+@dataclass(frozen=True)
+class Output:
+    """A derived quantity recorded as ``<element>.<name>`` (computed after the run)."""
+    name: str
+    unit: str | dict = "1"
+    description: str = ""
+
+
+@dataclass
+class ElementInstance:
+    """One element after elaboration: what the assembler needs, plus where it came from."""
+    type: type            # the ElementType subclass
+    name: str             # full name, instance-scoped (``M1.Ra``)
+    nodes: list           # port node names (``'0'`` = ground)
+    params: dict          # parameter name -> converted value (float, ndarray, TimeFunction, str, tree)
+    loc: object = None    # errors.Loc of the statement
+    param_locs: dict = field(default_factory=dict)
+    domains: list = field(default_factory=list)   # resolved domain per port (None if unknown)
+    explicit: set = field(default_factory=set)    # parameters written by the user (not defaults)
+
+
+class ElementType:
+    """Base class of every element type. Subclasses live one per file in this package
+    and are discovered by :mod:`circuitsim.elements.registry`."""
+
+    keyword: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    ports: ClassVar[tuple] = ()
+    params: ClassVar[tuple] = ()
+    states: ClassVar[tuple] = ()
+    outputs: ClassVar[tuple] = ()
+    # Local variables whose time derivative appears in the equations (by local index);
+    # decides which unknowns are differential. Indices into [ports..., states...].
+    differential_vars: ClassVar[tuple] = ()
+    pattern: ClassVar[np.ndarray | None] = None
+    # A positional value after the ports is taken as this parameter (SPICE style: R1 a b 1k).
+    positional_param: ClassVar[str | None] = None
+    # Topology roles for the structural checks (language.md §7).
+    is_flow_source: ClassVar[bool] = False       # imposes its flow (I)
+    is_potential_source: ClassVar[bool] = False  # imposes p_a − p_b (V)
+
+    # --- structure -------------------------------------------------------------------
+    @classmethod
+    def group_key(cls, inst: ElementInstance):
+        """Instances with equal keys are evaluated together (same local layout)."""
+        return ()
+
+    @classmethod
+    def extra_vars(cls, inst: ElementInstance) -> list:
+        """Names of further unknowns this instance reads (after ports and states)."""
+        return []
+
+    @classmethod
+    def nvars(cls, n_extra: int = 0) -> int:
+        return len(cls.ports) + len(cls.states) + n_extra
+
+    @classmethod
+    def nrows(cls) -> int:
+        return len(cls.ports) + len(cls.states)
+
+    @classmethod
+    def local_pattern(cls, n_extra: int = 0, group=None) -> np.ndarray:
+        if cls.pattern is not None and n_extra == 0:
+            return np.asarray(cls.pattern, dtype=bool)
+        return np.ones((cls.nrows(), cls.nvars(n_extra)), dtype=bool)
+
+    @classmethod
+    def local_differential(cls, n_extra: int = 0, group=None) -> np.ndarray:
+        mask = np.zeros(cls.nvars(n_extra), dtype=bool)
+        mask[list(cls.differential_vars)] = True
+        return mask
+
+    @classmethod
+    def check(cls, inst: ElementInstance) -> None:
+        """Raise ModelError for parameter combinations the element cannot accept."""
+
+    @classmethod
+    def initial_potentials(cls, inst: ElementInstance) -> list:
+        """Initial node potentials the element asks for: (port index, value,
+        relative-to port index or None). E.g. a mass's ``v0``, a capacitor's ``ic``."""
+        return []
+
+    # --- kernels (vectorized over the N instances of a group) ---------------------------
+    @classmethod
+    def prepare(cls, instances: list) -> SimpleNamespace:
+        """Stack the parameters of a group's instances into arrays (once, at build)."""
+        p = SimpleNamespace()
+        for par in cls.params:
+            values = [inst.params.get(par.name) for inst in instances]
+            if par.kind in ("real", "vector"):
+                values = [np.nan if v is None else v for v in values]   # unset optional
+                setattr(p, par.name, np.array(values, dtype=float))
+            else:
+                setattr(p, par.name, values)
+        return p
+
+    @classmethod
+    def sample_params(cls, rng: np.random.Generator) -> dict:
+        """Valid random parameters for the contract tests (override when the generic
+        choice — positive reals, first choice, constant time functions — does not fit)."""
+        out = {}
+        for par in cls.params:
+            if par.kind == "choice":
+                out[par.name] = par.choices[0]
+            elif par.kind == "vector":
+                out[par.name] = rng.uniform(0.5, 2.0, par.size)
+            elif par.kind in ("real", "time"):
+                out[par.name] = float(rng.uniform(0.5, 2.0))
+        return out
+
+    @classmethod
+    def residual(cls, t: float, x: np.ndarray, xp: np.ndarray, p) -> np.ndarray:
+        raise NotImplementedError
+
+    @classmethod
+    def jacobian(cls, t: float, x: np.ndarray, xp: np.ndarray, p):
+        raise NotImplementedError
+
+    @classmethod
+    def compute_outputs(cls, t: np.ndarray, x: np.ndarray, xp: np.ndarray, p) -> np.ndarray:
+        """Derived outputs at output times: x has shape (T, N, nvars); returns (T, N, nout)."""
+        return np.zeros(x.shape[:2] + (0,))
+
+
+def zeros_jac(x: np.ndarray, nrows: int):
+    """Fresh zero blocks dF/dx and dF/dx' for N instances."""
+    n, nv = x.shape
+    return np.zeros((n, nrows, nv)), np.zeros((n, nrows, nv))

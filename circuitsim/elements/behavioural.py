@@ -1,0 +1,123 @@
+"""B — behavioural source: a flow or a potential given by an expression (SPICE's B source).
+
+Ports
+    a, b: same domain (any).
+Parameters (exactly one of)
+    I: {expression} for the flow from a through the source to b.
+    V: {expression} for the potential difference p_a − p_b.
+    The expression may use parameters, ``time`` (s), node potentials by name or as
+    ``v(n)`` / ``v(n1, n2)`` (= v(n1) − v(n2)), element variables by their recorded
+    name (``K1.x``, ``L1.i``) or ``i(X)`` (= ``X.i``), and the functions of brace
+    expressions. Its value is taken in SI units of the flow (or potential).
+Internal variables
+    i (algebraic): the flow from a through the source to b.
+Equations
+    (1) flow form:      i − I(t, refs) = 0
+    (1') potential form: p_a − p_b − V(t, refs) = 0
+    rows: a: +i, b: −i
+Jacobian
+    Analytic: the expression is differentiated symbolically once, at set-up.
+Example
+    ``B Fspring v 0 I={k*K0.x + k3*K0.x^3}``  (a cubic spring force from a state)
+    ``B Ectl u 0 V={Kp*(wref - v(shaft))}``   (a proportional speed controller)
+"""
+import numpy as np
+
+from ..errors import ModelError
+from ..netlist import ast, expressions
+from .base import ElementType, Param, Port, State
+from .capacitor import _P_UNITS
+from .resistor import _FLOW
+
+FLOW, POTENTIAL = "I", "V"
+
+
+class Behavioural(ElementType):
+    keyword = "B"
+    description = "behavioural source: flow I = {expr} or potential V = {expr}"
+    ports = (Port("a"), Port("b"))
+    params = (Param("I", _FLOW, default=None, kind="expr",
+                    description="flow from a to b as an expression"),
+              Param("V", _P_UNITS, default=None, kind="expr",
+                    description="potential difference p_a − p_b as an expression"))
+    states = (State("i", _FLOW, False, "flow from a through the source to b"),)
+
+    @staticmethod
+    def _mode_tree(inst):
+        given = [m for m in (FLOW, POTENTIAL) if inst.params.get(m) is not None]
+        return given[0], inst.params[given[0]].tree
+
+    @classmethod
+    def check(cls, inst):
+        given = [m for m in (FLOW, POTENTIAL) if inst.params.get(m) is not None]
+        if len(given) != 1:
+            raise ModelError(f"B {inst.name} needs exactly one of I={{...}} (a flow) or "
+                             f"V={{...}} (a potential)", inst.loc)
+
+    @classmethod
+    def group_key(cls, inst):
+        mode, tree = cls._mode_tree(inst)
+        return (mode, expressions.to_text(tree))
+
+    @classmethod
+    def extra_vars(cls, inst):
+        _, tree = cls._mode_tree(inst)
+        return sorted(expressions.free_names(tree) - {"time"})
+
+    @classmethod
+    def prepare(cls, instances):
+        from types import SimpleNamespace
+        mode, tree = cls._mode_tree(instances[0])
+        refs = cls.extra_vars(instances[0])
+        args = ["time"] + refs
+        return SimpleNamespace(
+            mode=mode, nrefs=len(refs),
+            f=expressions.compile_(tree, args),
+            df=[expressions.compile_(expressions.diff(tree, r), args) for r in refs])
+
+    @classmethod
+    def local_pattern(cls, n_extra=0, group=None):
+        mask = np.zeros((3, 3 + n_extra), dtype=bool)
+        mask[0, 2] = mask[1, 2] = True
+        if group is None or group.mode == FLOW:
+            mask[2, 2] = True
+        if group is None or group.mode == POTENTIAL:
+            mask[2, 0] = mask[2, 1] = True
+        mask[2, 3:] = True
+        return mask
+
+    @staticmethod
+    def _args(t, x, p):
+        return [t] + [x[..., 3 + j] for j in range(p.nrefs)]
+
+    @classmethod
+    def residual(cls, t, x, xp, p):
+        n = x.shape[0]
+        value = np.broadcast_to(p.f(*cls._args(t, x, p)), (n,))
+        i = x[:, 2]
+        if p.mode == FLOW:
+            eq = i - value                                       # (1)
+        else:
+            eq = x[:, 0] - x[:, 1] - value                       # (1')
+        return np.stack([i, -i, eq], axis=1)
+
+    @classmethod
+    def jacobian(cls, t, x, xp, p):
+        n = x.shape[0]
+        dfdx = np.zeros((n, 3, x.shape[1]))
+        dfdx[:, 0, 2] = 1.0
+        dfdx[:, 1, 2] = -1.0
+        if p.mode == FLOW:
+            dfdx[:, 2, 2] = 1.0
+        else:
+            dfdx[:, 2, 0] = 1.0
+            dfdx[:, 2, 1] = -1.0
+        args = cls._args(t, x, p)
+        for j, dfj in enumerate(p.df):
+            dfdx[:, 2, 3 + j] = -np.broadcast_to(dfj(*args), (n,))
+        return dfdx, np.zeros_like(dfdx)
+
+    @classmethod
+    def sample_params(cls, rng):
+        tree = expressions.parse_expression("2*x1*sin(time) + x2^2 - 0.5*x1*x2")
+        return {"I": ast.Expr(None, "{...}", tree), "V": None}

@@ -1,0 +1,59 @@
+"""C — capacitance in any domain (a mass or inertia between two nodes in mechanics).
+
+Ports
+    a, b: same domain.
+Parameters
+    C: capacitance (F; kg translational; kg·m² rotational; m³/Pa hydraulic).
+    ic: initial potential difference p_a − p_b (optional).
+Equations
+    (1) f = C · d(p_a − p_b)/dt
+    rows: a: +f, b: −f
+Sign convention
+    a ──| |── b      f > 0 when p_a − p_b rises
+Outputs
+    C1.i: the flow f.
+References
+    physics.md §1. Example: ``C C1 n3 0 C=10u ic=0``
+"""
+import numpy as np
+
+from .base import ElementType, Output, Param, Port
+from .resistor import _FLOW
+
+_C_UNITS = {"electrical": "F", "translational": "kg", "rotational": "kg*m^2",
+            "hydraulic": "m^3/Pa"}
+_P_UNITS = {"electrical": "V", "translational": "m/s", "rotational": "rad/s", "hydraulic": "Pa"}
+
+
+class Capacitor(ElementType):
+    keyword = "C"
+    description = "capacitance: flow = C·d(p_a − p_b)/dt"
+    ports = (Port("a"), Port("b"))
+    params = (Param("C", _C_UNITS, description="capacitance", positive=True),
+              Param("ic", _P_UNITS, default=None, description="initial p_a − p_b"))
+    outputs = (Output("i", _FLOW, "flow from a to b"),)
+    differential_vars = (0, 1)
+    positional_param = "C"
+    pattern = np.ones((2, 2), dtype=bool)
+
+    @classmethod
+    def initial_potentials(cls, inst):
+        ic = inst.params.get("ic")
+        return [] if ic is None else [(0, float(ic), 1)]
+
+    @classmethod
+    def residual(cls, t, x, xp, p):
+        f = p.C * (xp[:, 0] - xp[:, 1])                     # (1)
+        return np.stack([f, -f], axis=1)
+
+    @classmethod
+    def jacobian(cls, t, x, xp, p):
+        c = p.C
+        dfdxp = np.empty((x.shape[0], 2, 2))
+        dfdxp[:, 0, 0] = c; dfdxp[:, 0, 1] = -c
+        dfdxp[:, 1, 0] = -c; dfdxp[:, 1, 1] = c
+        return np.zeros_like(dfdxp), dfdxp
+
+    @classmethod
+    def compute_outputs(cls, t, x, xp, p):
+        return (p.C * (xp[..., 0] - xp[..., 1]))[..., None]

@@ -1,0 +1,41 @@
+"""damper — linear viscous damper between two mechanical nodes.
+
+Ports
+    a, b: translational or rotational, both the same.
+Parameters
+    b: damping coefficient (N·s/m or N·m·s/rad).
+Equations
+    (1) f = b · (p_a − p_b)
+References
+    physics.md §1. Example: ``damper D1 v1 0 b=0.5``
+"""
+import numpy as np
+
+from .base import MECHANICAL, ElementType, Output, Param, Port
+from .spring import B_UNITS, F_UNITS
+
+
+class Damper(ElementType):
+    keyword = "damper"
+    description = "viscous damper: f = b·(p_a − p_b)"
+    ports = (Port("a", MECHANICAL), Port("b", MECHANICAL))
+    params = (Param("b", B_UNITS, description="damping coefficient", nonnegative=True),)
+    outputs = (Output("f", F_UNITS, "damping force (flow from a to b)"),)
+    positional_param = "b"
+    pattern = np.ones((2, 2), dtype=bool)
+
+    @classmethod
+    def residual(cls, t, x, xp, p):
+        f = p.b * (x[:, 0] - x[:, 1])                             # (1)
+        return np.stack([f, -f], axis=1)
+
+    @classmethod
+    def jacobian(cls, t, x, xp, p):
+        dfdx = np.empty((x.shape[0], 2, 2))
+        dfdx[:, 0, 0] = p.b; dfdx[:, 0, 1] = -p.b
+        dfdx[:, 1, 0] = -p.b; dfdx[:, 1, 1] = p.b
+        return dfdx, np.zeros_like(dfdx)
+
+    @classmethod
+    def compute_outputs(cls, t, x, xp, p):
+        return (p.b * (x[..., 0] - x[..., 1]))[..., None]

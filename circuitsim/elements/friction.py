@@ -1,0 +1,74 @@
+"""friction — regularised Coulomb friction with Stribeck peak and viscous part.
+
+Ports
+    a, b: translational or rotational, both the same.
+Parameters
+    Fc: Coulomb (sliding) friction force (N or N·m).
+    Fs: static (breakaway) friction, default Fc (no Stribeck peak).
+    vs: Stribeck velocity (m/s or rad/s), default 0.01.
+    b: viscous coefficient (N·s/m or N·m·s/rad), default 0.
+    veps: regularisation velocity of sign(v) (m/s or rad/s), default 1e-4.
+Equations (physics.md §7), v = p_a − p_b:
+    (1) f = (Fc + (Fs − Fc)·exp(−(v/vs)²)) · tanh(v/veps) + b·v
+Notes
+    tanh(v/veps) stands for sign(v): below |v| ≈ veps the element acts as a stiff
+    damper of slope ≈ Fs/veps, so a "stuck" contact creeps at v ≈ F_applied·veps/Fs.
+    Smaller veps: closer to ideal stick (the error against the analytic stick-slip
+    solution shrinks with veps) at the price of stiffer equations near v = 0.
+References
+    physics.md §7. Example: ``friction F1 v1 0 Fc=1 Fs=1.2 vs=0.01 veps=1e-5``
+"""
+import numpy as np
+
+from .base import MECHANICAL, ElementType, Output, Param, Port
+from .spring import B_UNITS, F_UNITS, V_UNITS
+
+
+class Friction(ElementType):
+    keyword = "friction"
+    description = "Coulomb + Stribeck + viscous friction, sign regularised by tanh(v/veps)"
+    ports = (Port("a", MECHANICAL), Port("b", MECHANICAL))
+    params = (Param("Fc", F_UNITS, description="Coulomb friction", nonnegative=True),
+              Param("Fs", F_UNITS, default=None, description="static friction (default Fc)",
+                    nonnegative=True),
+              Param("vs", V_UNITS, default=0.01, description="Stribeck velocity", positive=True),
+              Param("b", B_UNITS, default=0.0, description="viscous coefficient", nonnegative=True),
+              Param("veps", V_UNITS, default=1e-4, description="regularisation velocity",
+                    positive=True))
+    outputs = (Output("f", F_UNITS, "friction force (flow from a to b)"),)
+    pattern = np.ones((2, 2), dtype=bool)
+
+    @classmethod
+    def prepare(cls, instances):
+        p = super().prepare(instances)
+        p.Fs = np.where(np.isnan(p.Fs), p.Fc, p.Fs)       # default: no Stribeck peak
+        return p
+
+    @staticmethod
+    def _law(v, p):
+        """f(v) and df/dv of equation (1)."""
+        peak = (p.Fs - p.Fc) * np.exp(-(v / p.vs) ** 2)
+        level = p.Fc + peak
+        th = np.tanh(v / p.veps)
+        f = level * th + p.b * v
+        dlevel = peak * (-2.0 * v / p.vs ** 2)
+        df = dlevel * th + level * (1.0 - th ** 2) / p.veps + p.b
+        return f, df
+
+    @classmethod
+    def residual(cls, t, x, xp, p):
+        f, _ = cls._law(x[:, 0] - x[:, 1], p)                 # (1)
+        return np.stack([f, -f], axis=1)
+
+    @classmethod
+    def jacobian(cls, t, x, xp, p):
+        _, g = cls._law(x[:, 0] - x[:, 1], p)
+        dfdx = np.empty((x.shape[0], 2, 2))
+        dfdx[:, 0, 0] = g; dfdx[:, 0, 1] = -g
+        dfdx[:, 1, 0] = -g; dfdx[:, 1, 1] = g
+        return dfdx, np.zeros_like(dfdx)
+
+    @classmethod
+    def compute_outputs(cls, t, x, xp, p):
+        f, _ = cls._law(x[..., 0] - x[..., 1], p)
+        return f[..., None]

@@ -1,0 +1,50 @@
+"""R — linear resistance in any domain.
+
+Ports
+    a, b: same domain (electrical, translational, rotational or hydraulic).
+Parameters
+    R: resistance (Ω; s/kg translational; rad/(N·m·s) rotational; Pa·s/m³ hydraulic).
+Equations
+    (1) f = (p_a − p_b) / R            flow from a through the element to b
+    rows: a: +f, b: −f
+Sign convention
+    a ──[ R ]── b      f > 0 when p_a > p_b
+Outputs
+    R1.i: the flow f.
+References
+    physics.md §1. Example: ``R R1 n1 n2 R=100``
+"""
+import numpy as np
+
+from .base import ElementType, Output, Param, Port
+
+_R_UNITS = {"electrical": "Ohm", "translational": "s/kg", "rotational": "rad/N/m/s",
+            "hydraulic": "Pa*s/m^3"}
+_FLOW = {"electrical": "A", "translational": "N", "rotational": "N*m", "hydraulic": "m^3/s"}
+
+
+class Resistor(ElementType):
+    keyword = "R"
+    description = "linear resistance: flow = (p_a − p_b)/R"
+    ports = (Port("a"), Port("b"))
+    params = (Param("R", _R_UNITS, description="resistance", positive=True),)
+    outputs = (Output("i", _FLOW, "flow from a to b"),)
+    positional_param = "R"
+    pattern = np.ones((2, 2), dtype=bool)
+
+    @classmethod
+    def residual(cls, t, x, xp, p):
+        f = (x[:, 0] - x[:, 1]) / p.R                      # (1)
+        return np.stack([f, -f], axis=1)
+
+    @classmethod
+    def jacobian(cls, t, x, xp, p):
+        g = 1.0 / p.R
+        dfdx = np.empty((x.shape[0], 2, 2))
+        dfdx[:, 0, 0] = g; dfdx[:, 0, 1] = -g
+        dfdx[:, 1, 0] = -g; dfdx[:, 1, 1] = g
+        return dfdx, np.zeros_like(dfdx)
+
+    @classmethod
+    def compute_outputs(cls, t, x, xp, p):
+        return ((x[..., 0] - x[..., 1]) / p.R)[..., None]

@@ -1,0 +1,147 @@
+"""The one error hierarchy of circuitsim.
+
+CircuitsimError
+ ├── NetlistError   input problems located in the netlist text (file:line:col + caret)
+ │    └── ModelError  a bad value or inconsistent model, naming the element
+ └── SolverError    the integration failed; carries t, h, order, worst unknowns and
+      │             the partial results computed so far (``partial``)
+      ├── ConvergenceError
+      ├── StepSizeTooSmall
+      └── InconsistentInitialConditions
+
+Library code raises these; only ``cli.py`` prints them and chooses the exit code
+(``EXIT_INPUT`` for NetlistError, ``EXIT_SOLVER`` for SolverError).
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+EXIT_OK = 0
+EXIT_SOLVER = 3   # the run started but the solver failed or was interrupted
+EXIT_INPUT = 2    # bad netlist, bad option, unknown name: nothing was run
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A position in a netlist file: 1-based line and column, plus the line's text."""
+    file: str
+    line: int
+    col: int
+    text: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class CircuitsimError(Exception):
+    """Base of every error circuitsim raises on purpose."""
+
+    code = "E_CIRCUITSIM"
+
+
+class NetlistError(CircuitsimError):
+    """An input error at a place in the netlist.
+
+    Renders as ``file:line:col: message`` followed by the source line and a caret
+    under the column, so that the user sees exactly what is wrong and where.
+    """
+
+    code = "E_NETLIST"
+
+    def __init__(self, message: str, loc: Loc | None = None, hint: str | None = None):
+        self.message = message
+        self.loc = loc
+        self.hint = hint
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        head = f"{self.loc}: {self.message}" if self.loc else self.message
+        lines = [head]
+        if self.loc and self.loc.text:
+            src = self.loc.text.rstrip("\n")
+            lines.append("    " + src)
+            lines.append("    " + " " * max(self.loc.col - 1, 0) + "^")
+        if self.hint:
+            lines.append(self.hint)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class ModelError(NetlistError):
+    """A value or combination the model cannot accept (names the element)."""
+
+    code = "E_MODEL"
+
+
+class SolverError(CircuitsimError):
+    """The integration stopped before t_end.
+
+    ``t``, ``h`` and ``order`` say where; ``worst`` lists (name, weighted error)
+    of the unknowns that failed; ``partial`` holds the results computed up to ``t``
+    (a :class:`circuitsim.results.Result` once the API has wrapped it).
+    """
+
+    code = "E_SOLVER"
+
+    def __init__(self, message: str, t: float | None = None, h: float | None = None,
+                 order: int | None = None, worst: list[tuple[str, float]] | None = None,
+                 partial=None):
+        self.message = message
+        self.t = t
+        self.h = h
+        self.order = order
+        self.worst = list(worst or [])
+        self.partial = partial
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        parts = [f"{self.code}: {self.message}"]
+        where = []
+        if self.t is not None:
+            where.append(f"t = {self.t:.9g} s")
+        if self.h is not None:
+            where.append(f"step h = {self.h:.3g} s")
+        if self.order is not None:
+            where.append(f"order {self.order}")
+        if where:
+            parts.append("at " + ", ".join(where))
+        if self.worst:
+            parts.append("unknowns with the largest error: " +
+                         ", ".join(f"{name} ({err:.3g})" for name, err in self.worst))
+        return "; ".join(parts)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class ConvergenceError(SolverError):
+    """Newton's method failed repeatedly (or the Newton matrix is singular)."""
+
+    code = "E_NEWTON"
+
+
+class StepSizeTooSmall(SolverError):
+    """The error test kept failing until the step fell below the minimum step."""
+
+    code = "E_STEP_COLLAPSE"
+
+
+class InconsistentInitialConditions(SolverError):
+    """No consistent (y, y') could be found at the initial time."""
+
+    code = "E_INIT"
+
+
+class Interrupted(SolverError):
+    """The run was interrupted (Ctrl-C); the results so far are kept."""
+
+    code = "E_INTERRUPTED"
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    """A ``did you mean 'x'?`` hint for a near-miss name, or None."""
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None

@@ -1,0 +1,430 @@
+"""Elaboration: statements -> flat :class:`Circuit`.
+
+Evaluates ``.param``, expands subcircuit instances (names scoped ``X1.R1``, nodes
+``X1.n2``), applies study / command-line overrides, resolves node domains, converts
+every parameter value to SI in its declared unit and runs the topology checks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..elements import element_types, lookup
+from ..elements.base import REQUIRED, ElementInstance
+from ..errors import Loc, ModelError, NetlistError, did_you_mean
+from . import ast, expressions, topology, values
+from .circuit import Circuit, Node, Tran
+
+GROUND_NAMES = ("0", "gnd")
+MAX_DEPTH = 50          # subcircuit nesting deeper than this is a recursion
+KNOWN_DIRECTIVES = ("title", "param", "subckt", "ends", "include", "lib", "gravity", "tran",
+                    "options", "ic", "probe", "study", "step", "end")
+OPTIONS = {   # .options key -> (Tran attribute, unit)
+    "rtol": ("rtol", None), "atol": ("atol", None), "maxstep": ("maxstep", "s"),
+    "h0": ("h0", "s"), "maxorder": ("maxorder", None),
+}
+
+
+@dataclass
+class _Pending:
+    """An element instance before its values are converted (domains not yet known)."""
+    type: type
+    name: str
+    nodes: list
+    assigns: dict           # param name -> (Value, scope)
+    loc: Loc
+    param_locs: dict = field(default_factory=dict)
+
+
+def split_override(key: str) -> tuple[str | None, str]:
+    """``J1.model`` -> ('J1', 'model'); ``k`` -> (None, 'k')."""
+    if "." in key:
+        owner, name = key.rsplit(".", 1)
+        return owner, name
+    return None, key
+
+
+class Elaborator:
+    def __init__(self, statements: list, source: str = ""):
+        self.source = source
+        self.subckts: dict = {}
+        self.top: list = []
+        for st in statements:
+            self._collect(st, top=True)
+
+    def _collect(self, st, top: bool) -> None:
+        if isinstance(st, ast.Subckt):
+            key = st.name.lower()
+            if lookup(key) is not None:
+                raise NetlistError(f".subckt {st.name} has the name of a built-in element "
+                                   "type; choose another name", st.loc)
+            if key in self.subckts:
+                other = self.subckts[key].loc
+                raise NetlistError(f"subcircuit {st.name} is defined twice (first at line "
+                                   f"{other.line})", st.loc)
+            self.subckts[key] = st
+            for inner in st.body:
+                if isinstance(inner, ast.Subckt):
+                    self._collect(inner, top=False)
+        elif top:
+            self.top.append(st)
+
+    # --- parameters ------------------------------------------------------------------
+    def global_scope(self, overrides: dict) -> dict:
+        """Evaluate the top-level ``.param`` lines in order, with overrides applied."""
+        scope: dict = {}
+        defined = set()
+        for st in self.top:
+            if isinstance(st, ast.Directive) and st.name == "param":
+                if st.positional:
+                    raise NetlistError(".param expects name=value pairs", st.positional[0].loc)
+                for a in st.params:
+                    value = overrides.get(a.key, (a.value,))[0]
+                    scope[a.key] = values.to_number(value, scope, None, f"parameter {a.key}")
+                    defined.add(a.key)
+        for key, (value, loc) in overrides.items():
+            if key not in defined:
+                raise NetlistError(f"unknown parameter '{key}'", loc,
+                                   did_you_mean(key, defined))
+        return scope
+
+    # --- element expansion -------------------------------------------------------------
+    def expand(self, scope: dict, element_overrides: dict) -> list:
+        self.pending: list = []
+        self.names: dict = {}
+        self.used_overrides: set = set()
+        self.element_overrides = element_overrides
+        body = [st for st in self.top if isinstance(st, ast.ElementStmt)]
+        self._expand(body, "", {}, scope, 0)
+        for (owner, name), (value, loc) in element_overrides.items():
+            if (owner, name) not in self.used_overrides:
+                raise NetlistError(f"no element named '{owner}' to set {owner}.{name}",
+                                   loc, did_you_mean(owner, self.names))
+        return self.pending
+
+    def _node(self, value: ast.Value, prefix: str, portmap: dict) -> str:
+        if not isinstance(value, (ast.Ident, ast.Number)) or (
+                isinstance(value, ast.Number) and value.suffix and not value.text.isalnum()):
+            raise NetlistError(f"expected a node name, got '{value.text}'", value.loc)
+        name = value.text
+        if name.lower() in GROUND_NAMES:
+            return topology.GROUND
+        if name in portmap:
+            return portmap[name]
+        head, _, tail = name.partition(".")
+        if tail and head in portmap:                 # a port that is a frame: P.vx
+            return f"{portmap[head]}.{tail}"
+        return prefix + name
+
+    def _expand(self, statements, prefix, portmap, scope, depth) -> None:
+        if depth > MAX_DEPTH:
+            raise NetlistError("subcircuits nested more than 50 deep: a subcircuit "
+                               "instantiates itself", statements[0].loc if statements else None)
+        for st in statements:
+            if not isinstance(st, ast.ElementStmt):
+                continue
+            full = prefix + st.name
+            if full in self.names:
+                raise NetlistError(f"duplicate element name '{full}' (first at line "
+                                   f"{self.names[full].line})", st.name_loc)
+            self.names[full] = st.name_loc
+            etype = lookup(st.type)
+            if etype is None:
+                sub = self.subckts.get(st.type.lower())
+                if sub is None:
+                    known = list(element_types()) + [s.name for s in self.subckts.values()]
+                    raise NetlistError(f"unknown element type '{st.type}'", st.loc,
+                                       did_you_mean(st.type, known))
+                self._instantiate(st, sub, full, prefix, portmap, scope, depth)
+            else:
+                self._primitive(st, etype, full, prefix, portmap, scope)
+
+    def _overrides_for(self, full: str) -> dict:
+        out = {}
+        for (owner, name), (value, loc) in self.element_overrides.items():
+            if owner == full:
+                out[name] = (value, loc)
+                self.used_overrides.add((owner, name))
+        return out
+
+    def _primitive(self, st, etype, full, prefix, portmap, scope) -> None:
+        nports = len(etype.ports)
+        if len(st.positional) < nports:
+            raise NetlistError(
+                f"{etype.keyword} {full} needs {nports} port(s) "
+                f"({' '.join(p.name for p in etype.ports)}), got {len(st.positional)}",
+                st.name_loc)
+        nodes = [self._node(v, prefix, portmap) for v in st.positional[:nports]]
+        extra = st.positional[nports:]
+        declared = {p.name: p for p in etype.params}
+        assigns: dict = {}
+        locs: dict = {}
+        if extra:
+            keyed = {self._param_name(a.key, declared, etype, full, a.loc) for a in st.params}
+            if (len(extra) > 1 or etype.positional_param is None
+                    or etype.positional_param in keyed or isinstance(extra[0], ast.Ident)):
+                raise NetlistError(
+                    f"{etype.keyword} {full} takes {nports} port(s) "
+                    f"({' '.join(p.name for p in etype.ports)}); '{extra[0].text}' is one "
+                    "too many (parameters are written key=value)", extra[0].loc)
+            assigns[etype.positional_param] = (extra[0], scope)
+            locs[etype.positional_param] = extra[0].loc
+        for a in st.params:
+            name = self._param_name(a.key, declared, etype, full, a.loc)
+            if name in assigns:
+                raise NetlistError(f"parameter {name} of {full} is given twice", a.loc)
+            assigns[name] = (a.value, scope)
+            locs[name] = a.loc
+        for name, (value, loc) in self._overrides_for(full).items():
+            name = self._param_name(name, declared, etype, full, loc)
+            assigns[name] = (value, scope)
+            locs[name] = loc
+        self.pending.append(_Pending(etype, full, nodes, assigns, st.loc, locs))
+
+    @staticmethod
+    def _param_name(key, declared, etype, full, loc) -> str:
+        if key in declared:
+            return key
+        folded = [n for n in declared if n.lower() == key.lower()]
+        if len(folded) == 1:
+            return folded[0]
+        raise NetlistError(
+            f"{etype.keyword} {full} has no parameter '{key}'; it takes "
+            f"{', '.join(declared) or 'no parameters'}", loc, did_you_mean(key, declared))
+
+    def _instantiate(self, st, sub, full, prefix, portmap, scope, depth) -> None:
+        if len(st.positional) != len(sub.ports):
+            raise NetlistError(
+                f"subcircuit {sub.name} instance {full} needs {len(sub.ports)} port(s) "
+                f"({' '.join(p.text for p in sub.ports)}), got {len(st.positional)}",
+                st.name_loc)
+        inner_map = {p.text: self._node(v, prefix, portmap)
+                     for p, v in zip(sub.ports, st.positional)}
+        given = {a.key: (a.value, scope, a.loc) for a in st.params}
+        for name, (value, loc) in self._overrides_for(full).items():
+            given[name] = (value, self._global, loc)
+        defaults = {d.key: d for d in sub.defaults}
+        for key, (_, _, loc) in given.items():
+            if key not in defaults:
+                raise NetlistError(f"subcircuit {sub.name} has no parameter '{key}'"
+                                   f"{'; it takes ' + ', '.join(defaults) if defaults else ''}",
+                                   loc, did_you_mean(key, defaults))
+        local = dict(self._global)
+        for key, d in defaults.items():
+            if key in given:
+                value, vscope, _ = given[key]
+                local[key] = values.to_number(value, vscope, None, f"{full}: parameter {key}")
+            else:
+                local[key] = values.to_number(d.value, local, None,
+                                              f"{sub.name}: default of {key}")
+        for inner in sub.body:
+            if isinstance(inner, ast.Directive):
+                if inner.name != "param":
+                    raise NetlistError(f".{inner.name} is not allowed inside .subckt "
+                                       f"{sub.name} (only .param)", inner.loc)
+                for a in inner.params:
+                    local[a.key] = values.to_number(a.value, local, None, f"parameter {a.key}")
+        self._expand(sub.body, full + ".", inner_map, local, depth + 1)
+
+    # --- conversion of values -------------------------------------------------------------
+    def convert(self, pending: list, domains: dict) -> list:
+        out = []
+        for el in pending:
+            dom = next((domains[n][0] for n in el.nodes if n != topology.GROUND), None)
+            allowed = next((domains[n][1] for n in el.nodes if n != topology.GROUND), None)
+            port_domains = [domains[n][0] if n != topology.GROUND else None for n in el.nodes]
+            inst = ElementInstance(el.type, el.name, el.nodes, {}, el.loc, el.param_locs,
+                                   port_domains)
+            for par in el.type.params:
+                what = f"{el.type.keyword} {el.name}: {par.name}"
+                if par.name in el.assigns:
+                    value, scope = el.assigns[par.name]
+                    inst.params[par.name] = self._convert_value(par, value, scope, dom,
+                                                                allowed, what)
+                    inst.explicit.add(par.name)
+                elif par.default is REQUIRED:
+                    unit = par.unit_for(dom) or (par.unit if isinstance(par.unit, str) else "")
+                    raise NetlistError(
+                        f"{el.type.keyword} {el.name} needs parameter {par.name} "
+                        f"({par.description}{', ' + unit if unit and unit != '1' else ''})",
+                        el.loc)
+                else:
+                    inst.params[par.name] = par.default
+                self._check_bounds(par, inst, el)
+            el.type.check(inst)
+            out.append(inst)
+        return out
+
+    def _convert_value(self, par, value, scope, dom, allowed, what):
+        if par.kind == "choice":
+            return values.to_choice(value, par.choices, what)
+        if par.kind == "expr":
+            if not isinstance(value, ast.Expr):
+                raise NetlistError(f"{what} expects an expression in braces, like "
+                                   "{2*v(n1)}", value.loc)
+            return ast.Expr(value.loc, value.text, expressions.substitute(value.tree, scope))
+        units = self._candidate_units(par, dom, allowed)
+        first_error = None
+        results = []
+        for unit in units:
+            try:
+                if par.kind == "vector":
+                    results.append(values.to_vector(value, scope, unit, par.size, what))
+                elif par.kind == "time":
+                    results.append(values.to_time_value(value, scope, unit, what))
+                else:
+                    results.append(values.to_number(value, scope, unit, what))
+                break                        # the first unit that fits wins
+            except NetlistError as exc:
+                first_error = first_error or exc
+        if not results:
+            raise first_error
+        return results[0]
+
+    @staticmethod
+    def _candidate_units(par, dom, allowed) -> list:
+        if isinstance(par.unit, str) or par.unit is None:
+            return [par.unit]
+        first = [par.unit[dom]] if dom in par.unit else []
+        if first and allowed is not None:
+            return first
+        # domain not fixed by any element: try its default first, then the others
+        return first + [u for d, u in par.unit.items()
+                        if u not in first and (allowed is None or d in allowed)] or [None]
+
+    @staticmethod
+    def _check_bounds(par, inst, el) -> None:
+        v = inst.params.get(par.name)
+        if not isinstance(v, (int, float)):
+            return
+        loc = el.param_locs.get(par.name, el.loc)
+        if par.positive and not v > 0:
+            raise ModelError(f"{el.type.keyword} {el.name}: {par.name} must be positive, "
+                             f"got {v:g}", loc)
+        if par.nonnegative and not v >= 0:
+            raise ModelError(f"{el.type.keyword} {el.name}: {par.name} must not be negative, "
+                             f"got {v:g}", loc)
+
+    # --- whole run ----------------------------------------------------------------------
+    def build(self, overrides: list = ()) -> Circuit:
+        """``overrides``: list of ast.Assign (study lines, ``--set``)."""
+        param_over, element_over = {}, {}
+        for a in overrides:
+            owner, name = split_override(a.key)
+            if owner is None:
+                param_over[name] = (a.value, a.loc)
+            else:
+                element_over[(owner, name)] = (a.value, a.loc)
+        self._global = self.global_scope(param_over)
+        pending = self.expand(self._global, element_over)
+        if not pending:
+            raise NetlistError("the netlist has no elements", Loc(self.source, 1, 1))
+        domains = topology.infer_domains(pending)
+        topology.check_potential_loops(pending)
+        first_use: dict = {}
+        nodes: dict = {}
+        for el in pending:
+            for port, node in zip(el.type.ports, el.nodes):
+                if node == topology.GROUND:
+                    continue
+                first_use.setdefault(node, el.loc)
+                nodes.setdefault(node, Node(node, domains[node][0], el.loc)).users.append(
+                    (el.name, port.name))
+        warnings = topology.check_connectivity(pending, first_use)
+        elements = self.convert(pending, domains)
+        circuit = Circuit(title="", elements=elements, nodes=nodes, tran=Tran(),
+                          params=dict(self._global), warnings=warnings, source=self.source)
+        self._directives(circuit)
+        return circuit
+
+    def _directives(self, c: Circuit) -> None:
+        seen_tran = None
+        for st in self.top:
+            if not isinstance(st, ast.Directive):
+                continue
+            name = st.name
+            if name not in KNOWN_DIRECTIVES:
+                raise NetlistError(f"unknown directive '.{name}'", st.loc,
+                                   did_you_mean(name, KNOWN_DIRECTIVES))
+            scope = self._global
+            if name == "title":
+                c.title = st.text.strip()
+            elif name == "tran":
+                if seen_tran is not None:
+                    raise NetlistError(f"second .tran (the first is at line {seen_tran.line})",
+                                       st.loc)
+                seen_tran = st.loc
+                self._tran(st, c, scope)
+            elif name == "options":
+                for a in st.params:
+                    self._option(a, c, scope)
+            elif name == "ic":
+                for a in st.params:
+                    c.ics[a.key] = (values.to_number(a.value, scope, None, f".ic {a.key}"), a.loc)
+            elif name == "probe":
+                for v in st.positional:
+                    c.probes.append((v.text, v.loc))
+            elif name == "gravity":
+                if len(st.positional) != 3:
+                    raise NetlistError(".gravity expects three components gx gy gz (m/s^2)",
+                                       st.loc)
+                c.gravity = tuple(values.to_number(v, scope, "m/s^2", ".gravity")
+                                  for v in st.positional)
+            elif name in ("ends",):
+                raise NetlistError(".ends without .subckt", st.loc)
+
+    def _tran(self, st, c: Circuit, scope) -> None:
+        if not 1 <= len(st.positional) <= 2:
+            raise NetlistError(".tran expects tstop [tstep] (seconds), e.g. '.tran 2 1m'",
+                               st.loc)
+        c.tran.tstop = values.to_number(st.positional[0], scope, "s", ".tran tstop")
+        if c.tran.tstop <= 0:
+            raise NetlistError(".tran tstop must be positive", st.positional[0].loc)
+        if len(st.positional) == 2:
+            c.tran.tstep = values.to_number(st.positional[1], scope, "s", ".tran tstep")
+            if c.tran.tstep <= 0:
+                raise NetlistError(".tran tstep must be positive", st.positional[1].loc)
+        c.tran.loc = st.loc
+        for a in st.params:
+            self._option(a, c, scope)
+
+    @staticmethod
+    def _option(a, c: Circuit, scope) -> None:
+        key = a.key.lower()
+        if key not in OPTIONS:
+            raise NetlistError(f"unknown option '{a.key}' (known: {', '.join(OPTIONS)})",
+                               a.loc, did_you_mean(key, OPTIONS))
+        attr, unit = OPTIONS[key]
+        value = values.to_number(a.value, scope, unit, key)
+        if value <= 0:
+            raise NetlistError(f"option {key} must be positive", a.value.loc)
+        if key == "maxorder":
+            if value != int(value) or not 1 <= value <= 5:
+                raise NetlistError("maxorder must be an integer from 1 to 5", a.value.loc)
+            value = int(value)
+        setattr(c.tran, attr, value)
+
+
+def studies(statements: list) -> dict:
+    """``.study NAME k=v ...`` lines: name -> (list of Assign, Loc)."""
+    out: dict = {}
+    for st in statements:
+        if isinstance(st, ast.Directive) and st.name == "study":
+            if len(st.positional) != 1 or not isinstance(st.positional[0], ast.Ident):
+                raise NetlistError(".study expects a name then key=value overrides", st.loc)
+            name = st.positional[0].name
+            if name in out:
+                raise NetlistError(f"study '{name}' is defined twice", st.loc)
+            out[name] = (list(st.params), st.loc)
+    return out
+
+
+def steps(statements: list) -> list:
+    """``.step NAME v1 v2 ...`` lines: [(name, [Value], Loc)]."""
+    out = []
+    for st in statements:
+        if isinstance(st, ast.Directive) and st.name == "step":
+            if len(st.positional) < 2 or not isinstance(st.positional[0], ast.Ident):
+                raise NetlistError(".step expects a parameter name and at least one value, "
+                                   "e.g. '.step k 100 200 400'", st.loc)
+            out.append((st.positional[0].name, list(st.positional[1:]), st.loc))
+    return out

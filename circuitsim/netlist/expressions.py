@@ -1,0 +1,511 @@
+"""Brace expressions: tree, evaluation, substitution, derivative, compilation, text.
+
+The tree is built from the netlist grammar (rules ``add sub mul div pow neg num name
+func``) by :class:`ExprBuilder`; nodes are immutable and compare by structure, so
+equal expressions can be grouped. Names may be dotted (``K1.x``); ``time`` is an
+ordinary name. ``pi`` is a constant. Numbers are converted to SI at parse time with
+no declared unit (``10u`` -> 1e-5; a lone ``m`` is an error).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import reduce
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .. import units
+from ..errors import Loc, NetlistError, did_you_mean
+
+
+# --- tree ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Num:
+    value: float
+    text: str | None = field(default=None, compare=False)   # as written, if parsed
+
+
+@dataclass(frozen=True)
+class Name:
+    name: str
+    loc: Loc | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str            # only '-'
+    arg: object
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str            # + - * / ^
+    left: object
+    right: object
+
+
+@dataclass(frozen=True)
+class Func:
+    name: str          # lower-case
+    args: tuple
+    loc: Loc | None = field(default=None, compare=False)
+
+
+def _minimum(*a):
+    return reduce(np.minimum, a)
+
+
+def _maximum(*a):
+    return reduce(np.maximum, a)
+
+
+# name -> (min args, max args or None for n-ary, numpy implementation)
+FUNCTIONS: dict = {
+    "sin": (1, 1, np.sin), "cos": (1, 1, np.cos), "tan": (1, 1, np.tan),
+    "asin": (1, 1, np.arcsin), "acos": (1, 1, np.arccos), "atan": (1, 1, np.arctan),
+    "atan2": (2, 2, np.arctan2), "sqrt": (1, 1, np.sqrt), "exp": (1, 1, np.exp),
+    "log": (1, 1, np.log), "abs": (1, 1, np.abs), "sign": (1, 1, np.sign),
+    "min": (1, None, _minimum), "max": (1, None, _maximum),
+}
+CONSTANTS = {"pi": math.pi}
+_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "^": np.power}
+
+
+# SPICE-style references to circuit variables (behavioural sources): v(n) is the
+# potential of node n, v(a, b) = v(a) - v(b), i(X) the flow unknown X.i of element X.
+CIRCUIT_REFERENCES = ("v", "i")
+
+
+def _reference_name(arg, loc) -> str | None:
+    """The node/element name written as the argument of v() or i(); None for ground."""
+    if isinstance(arg, Name):
+        return arg.name
+    if isinstance(arg, Num) and arg.text is not None and arg.text.isalnum():
+        return None if arg.text == "0" else arg.text       # numbered nodes: v(1)
+    raise NetlistError("v() and i() take node or element names", loc)
+
+
+def _circuit_reference(key: str, args: tuple, loc):
+    if key == "v" and len(args) in (1, 2):
+        names = [_reference_name(a, loc) for a in args]
+        terms = [Name(n, loc) if n is not None else Num(0.0) for n in names]
+        return terms[0] if len(terms) == 1 else Binary("-", terms[0], terms[1])
+    if key == "i" and len(args) == 1:
+        name = _reference_name(args[0], loc)
+        if name is None:
+            raise NetlistError("i() takes an element name, e.g. i(V1)", loc)
+        return Name(f"{name}.i", loc)
+    raise NetlistError(f"{key}() takes {'one or two node names' if key == 'v' else 'one element name'}",
+                       loc)
+
+
+# --- building from the parse tree ----------------------------------------------------
+class ExprBuilder:
+    """Lark transformer callbacks for the expression rules.
+
+    Subclasses provide ``_loc(token) -> Loc`` mapping a token to its place in the source.
+    """
+
+    def _loc(self, token) -> Loc:   # pragma: no cover - provided by subclasses
+        raise NotImplementedError
+
+    def num(self, children):
+        tok = children[0]
+        mantissa, suffix = split_number(str(tok))
+        try:
+            value = units.to_si(mantissa, suffix, None)
+        except units.UnitError as exc:
+            raise NetlistError(str(exc), self._loc(tok)) from None
+        return Num(value, str(tok))
+
+    def name(self, children):
+        tok = children[0]
+        if str(tok).lower() in CONSTANTS:
+            return Num(CONSTANTS[str(tok).lower()], str(tok))
+        return Name(str(tok), self._loc(tok))
+
+    def func(self, children):
+        tok, args = children[0], tuple(children[1:])
+        key = str(tok).lower()
+        loc = self._loc(tok)
+        if key in CONSTANTS and not args:
+            return Num(CONSTANTS[key], f"{tok}()")
+        if key in CIRCUIT_REFERENCES:
+            return _circuit_reference(key, args, loc)
+        if key not in FUNCTIONS:
+            raise NetlistError(f"unknown function '{tok}' in expression", loc,
+                               did_you_mean(key, list(FUNCTIONS) + list(CONSTANTS)))
+        lo, hi, _ = FUNCTIONS[key]
+        if len(args) < lo or (hi is not None and len(args) > hi):
+            want = (f"{lo} argument{'s' if lo > 1 else ''}" if lo == hi
+                    else f"at least {lo} argument{'s' if lo > 1 else ''}")
+            raise NetlistError(f"{key}() takes {want}, got {len(args)}", loc)
+        return Func(key, args, loc)
+
+    def neg(self, children):
+        return Unary("-", children[0])
+
+    def add(self, children):
+        return Binary("+", *children)
+
+    def sub(self, children):
+        return Binary("-", *children)
+
+    def mul(self, children):
+        return Binary("*", *children)
+
+    def div(self, children):
+        return Binary("/", *children)
+
+    def pow(self, children):
+        return Binary("^", *children)
+
+
+_MANTISSA = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def split_number(text: str) -> tuple[float, str]:
+    """``'4.7k'`` -> (4.7, 'k'); ``'1e-3'`` -> (0.001, ''); ``'2e'`` -> (2.0, 'e')."""
+    head = _MANTISSA.match(text).group()
+    return float(head), text[len(head):]
+
+
+def parse_expression(text: str, loc: Loc | None = None):
+    """Parse an expression written without a netlist around it (``--set k={2*a}``).
+
+    Surrounding braces are optional. ``loc`` is where ``text`` starts; node locations
+    are offset from it. Raises NetlistError on a syntax error."""
+    from .parser import parse_expression_text   # the grammar lives with the parser
+    return parse_expression_text(text, loc)
+
+
+# --- analysis -----------------------------------------------------------------------
+def free_names(tree) -> set:
+    """Names the expression needs from its environment."""
+    match tree:
+        case Name(name=n):
+            return {n}
+        case Unary(arg=a):
+            return free_names(a)
+        case Binary(left=l, right=r):
+            return free_names(l) | free_names(r)
+        case Func(args=args):
+            return set().union(*(free_names(a) for a in args))
+    return set()
+
+
+def _first_loc(tree) -> Loc | None:
+    match tree:
+        case Name(loc=loc) | Func(loc=loc) if loc is not None:
+            return loc
+        case Unary(arg=a):
+            return _first_loc(a)
+        case Binary(left=l, right=r):
+            return _first_loc(l) or _first_loc(r)
+        case Func(args=args):
+            return next((x for x in map(_first_loc, args) if x), None)
+    return None
+
+
+def _unknown(name: Name, env, loc: Loc | None) -> NetlistError:
+    return NetlistError(f"unknown name '{name.name}' in expression", name.loc or loc,
+                        did_you_mean(name.name, env))
+
+
+def evaluate(tree, env: Mapping, loc: Loc | None = None):
+    """Value of the expression; names from ``env`` (floats or numpy arrays, which are
+    broadcast). Raises NetlistError for a name not in ``env`` (at the name, else ``loc``)."""
+    with np.errstate(all="ignore"):
+        value = _eval(tree, env, loc)
+    return float(value) if np.ndim(value) == 0 else value
+
+
+def _eval(tree, env, loc):
+    match tree:
+        case Num(value=v):
+            return v
+        case Name(name=n):
+            if n not in env:
+                raise _unknown(tree, env, loc)
+            return env[n]
+        case Unary(arg=a):
+            return np.negative(_eval(a, env, loc))
+        case Binary(op=op, left=l, right=r):
+            return _BINARY[op](_eval(l, env, loc), _eval(r, env, loc))
+        case Func(name=f, args=args):
+            return FUNCTIONS[f][2](*(_eval(a, env, loc) for a in args))
+    raise TypeError(f"not an expression node: {tree!r}")
+
+
+# --- simplifying constructors (used by substitute and diff) ---------------------------
+def _is(tree, value: float) -> bool:
+    return isinstance(tree, Num) and tree.value == value
+
+
+def _fold(tree):
+    with np.errstate(all="ignore"):
+        value = float(_eval(tree, {}, None))
+    return Num(value) if math.isfinite(value) else tree
+
+
+def neg(a):
+    if isinstance(a, Num):
+        return Num(-a.value)
+    if isinstance(a, Unary):
+        return a.arg
+    return Unary("-", a)
+
+
+def add(a, b):
+    if _is(a, 0):
+        return b
+    if _is(b, 0):
+        return a
+    return _fold(Binary("+", a, b)) if isinstance(a, Num) and isinstance(b, Num) \
+        else Binary("+", a, b)
+
+
+def sub(a, b):
+    if _is(b, 0):
+        return a
+    if _is(a, 0):
+        return neg(b)
+    return _fold(Binary("-", a, b)) if isinstance(a, Num) and isinstance(b, Num) \
+        else Binary("-", a, b)
+
+
+def mul(a, b):
+    if _is(a, 0) or _is(b, 0):
+        return Num(0.0)
+    if _is(a, 1):
+        return b
+    if _is(b, 1):
+        return a
+    if _is(a, -1):
+        return neg(b)
+    if _is(b, -1):
+        return neg(a)
+    return _fold(Binary("*", a, b)) if isinstance(a, Num) and isinstance(b, Num) \
+        else Binary("*", a, b)
+
+
+def div(a, b):
+    if _is(b, 1):
+        return a
+    if _is(a, 0) and not _is(b, 0):
+        return Num(0.0)
+    return _fold(Binary("/", a, b)) if isinstance(a, Num) and isinstance(b, Num) \
+        else Binary("/", a, b)
+
+
+def power(a, b):
+    if _is(b, 1):
+        return a
+    if _is(b, 0):
+        return Num(1.0)
+    return _fold(Binary("^", a, b)) if isinstance(a, Num) and isinstance(b, Num) \
+        else Binary("^", a, b)
+
+
+def func(name: str, *args):
+    tree = Func(name, tuple(args))
+    return _fold(tree) if all(isinstance(a, Num) for a in args) else tree
+
+
+_MAKE = {"+": add, "-": sub, "*": mul, "/": div, "^": power}
+
+
+def substitute(tree, env: Mapping):
+    """Replace the names found in ``env`` by their (scalar) values and fold constants.
+    Names not in ``env`` stay (they are resolved later, e.g. ``time``)."""
+    match tree:
+        case Name(name=n) if n in env and np.ndim(env[n]) == 0:
+            return Num(float(env[n]))
+        case Unary(arg=a):
+            return neg(substitute(a, env))
+        case Binary(op=op, left=l, right=r):
+            return _MAKE[op](substitute(l, env), substitute(r, env))
+        case Func(name=f, args=args, loc=loc):
+            new = func(f, *(substitute(a, env) for a in args))
+            return Func(f, new.args, loc) if isinstance(new, Func) else new
+    return tree
+
+
+# --- derivative -----------------------------------------------------------------------
+def diff(tree, name: str):
+    """Symbolic d(tree)/d(name), lightly simplified."""
+    match tree:
+        case Num():
+            return Num(0.0)
+        case Name(name=n):
+            return Num(1.0 if n == name else 0.0)
+        case Unary(arg=a):
+            return neg(diff(a, name))
+        case Binary(op="+" | "-" as op, left=l, right=r):
+            return _MAKE[op](diff(l, name), diff(r, name))
+        case Binary(op="*", left=l, right=r):
+            return add(mul(diff(l, name), r), mul(l, diff(r, name)))
+        case Binary(op="/", left=l, right=r):
+            dl, dr = diff(l, name), diff(r, name)
+            return sub(div(dl, r), div(mul(l, dr), power(r, Num(2.0))))
+        case Binary(op="^", left=l, right=r):
+            return _diff_power(l, r, name)
+        case Func(name=f, args=args):
+            return _diff_func(f, args, name)
+    raise TypeError(f"not an expression node: {tree!r}")
+
+
+def _diff_power(base, expo, name):
+    db, de = diff(base, name), diff(expo, name)
+    if _is(de, 0):   # u^c: c*u^(c-1)*u'
+        return mul(mul(expo, power(base, sub(expo, Num(1.0)))), db)
+    # u^v = exp(v log u): u^v (v' log u + v u'/u)
+    return mul(power(base, expo), add(mul(de, func("log", base)), div(mul(expo, db), base)))
+
+
+def _diff_func(f: str, args: tuple, name: str):
+    if f in ("min", "max"):
+        if len(args) == 1:
+            return diff(args[0], name)
+        # min(a, b) = (a + b - |a - b|)/2, max with +; n-ary by folding from the left.
+        a = Func(f, args[:-1]) if len(args) > 2 else args[0]
+        b = args[-1]
+        da, db = diff(a, name), diff(b, name)
+        s = mul(func("sign", sub(a, b)), sub(da, db))
+        return mul(Num(0.5), (sub if f == "min" else add)(add(da, db), s))
+    if f == "atan2":
+        y, x = args
+        dy, dx = diff(y, name), diff(x, name)
+        return div(sub(mul(x, dy), mul(y, dx)), add(power(x, Num(2.0)), power(y, Num(2.0))))
+    if f == "sign":
+        return Num(0.0)
+    u = args[0]
+    du = diff(u, name)
+    if _is(du, 0):
+        return Num(0.0)
+    one, two = Num(1.0), Num(2.0)
+    outer = {
+        "sin": lambda: func("cos", u),
+        "cos": lambda: neg(func("sin", u)),
+        "tan": lambda: div(one, power(func("cos", u), two)),
+        "asin": lambda: div(one, func("sqrt", sub(one, power(u, two)))),
+        "acos": lambda: neg(div(one, func("sqrt", sub(one, power(u, two))))),
+        "atan": lambda: div(one, add(one, power(u, two))),
+        "sqrt": lambda: div(one, mul(two, func("sqrt", u))),
+        "exp": lambda: func("exp", u),
+        "log": lambda: div(one, u),
+        "abs": lambda: func("sign", u),
+    }[f]()
+    return mul(outer, du)
+
+
+# --- compilation ------------------------------------------------------------------------
+_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 4}
+_UNARY_PREC = 3
+_ATOM = 5
+
+
+def compile_(tree, arg_names) -> Callable:
+    """A numpy function ``f(*arrays)`` of the names in ``arg_names`` (in that order).
+
+    Python source is generated from the tree (only node contents are emitted: float
+    literals, argument slots and numpy function names) and compiled once. A constant
+    expression returns a scalar. Raises NetlistError for a name not in ``arg_names``."""
+    slots = {n: f"_a{i}" for i, n in enumerate(arg_names)}
+    missing = free_names(tree) - set(slots)
+    if missing:
+        name = sorted(missing)[0]
+        raise _unknown(_find_name(tree, name), slots, _first_loc(tree))
+    body = _source(tree, slots)
+    src = (f"def _f({', '.join(slots.values())}):\n"
+           f"    with _np.errstate(all='ignore'):\n"
+           f"        return {body}\n")
+    namespace = {"_np": np, "_inf": math.inf, "_nan": math.nan,
+                 **{f"_fn_{k}": v[2] for k, v in FUNCTIONS.items()}}
+    exec(compile(src, "<expression>", "exec"), namespace)
+    fn = namespace["_f"]
+    fn.__doc__ = to_text(tree)
+    return fn
+
+
+def _find_name(tree, name: str) -> Name:
+    match tree:
+        case Name(name=n) if n == name:
+            return tree
+        case Unary(arg=a):
+            return _find_name(a, name)
+        case Binary(left=l, right=r):
+            return _find_name(l, name) or _find_name(r, name)
+        case Func(args=args):
+            return next((x for x in (_find_name(a, name) for a in args) if x), None)
+    return None
+
+
+def _literal(v: float) -> str:
+    if math.isnan(v):
+        return "_nan"
+    if math.isinf(v):
+        return "_inf" if v > 0 else "(-_inf)"
+    return f"({v!r})" if v < 0 else repr(v)
+
+
+def _source(tree, slots) -> str:
+    match tree:
+        case Num(value=v):
+            return _literal(v)
+        case Name(name=n):
+            return slots[n]
+        case Unary(arg=a):
+            return f"_np.negative({_source(a, slots)})"
+        case Binary(op=op, left=l, right=r):
+            fn = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "^": "power"}[op]
+            return f"_np.{fn}({_source(l, slots)}, {_source(r, slots)})"
+        case Func(name=f, args=args):
+            return f"_fn_{f}({', '.join(_source(a, slots) for a in args)})"
+    raise TypeError(f"not an expression node: {tree!r}")
+
+
+# --- canonical text ---------------------------------------------------------------------
+def _prec(tree) -> int:
+    match tree:
+        case Num(value=v):
+            return _UNARY_PREC if v < 0 else _ATOM
+        case Unary():
+            return _UNARY_PREC
+        case Binary(op=op):
+            return _PREC[op]
+    return _ATOM
+
+
+def _number_text(v: float) -> str:
+    if v == math.pi:
+        return "pi"
+    text = repr(float(v))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def to_text(tree) -> str:
+    """Canonical text, parseable again; equal trees give equal text (a grouping key)."""
+    match tree:
+        case Num(value=v):
+            return _number_text(v)
+        case Name(name=n):
+            return n
+        case Unary(arg=a):
+            inner = to_text(a)
+            return f"-({inner})" if _prec(a) < _UNARY_PREC else f"-{inner}"
+        case Binary(op=op, left=l, right=r):
+            p = _PREC[op]
+            if op == "^":   # right-associative; the exponent may be a unary minus
+                left_paren, right_paren = _prec(l) <= p, _prec(r) < _UNARY_PREC
+            else:           # left-associative
+                left_paren, right_paren = _prec(l) < p, _prec(r) <= p
+            lt = f"({to_text(l)})" if left_paren else to_text(l)
+            rt = f"({to_text(r)})" if right_paren else to_text(r)
+            sep = f" {op} " if p == 1 else op
+            return f"{lt}{sep}{rt}"
+        case Func(name=f, args=args):
+            return f"{f}({', '.join(to_text(a) for a in args)})"
+    raise TypeError(f"not an expression node: {tree!r}")

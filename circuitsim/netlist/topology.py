@@ -1,0 +1,143 @@
+"""Graph checks on the elaborated circuit: domains of nodes, floating nodes, loops of
+potential sources and cut-sets of flow sources (language.md §7).
+
+Ground ``0`` belongs to every domain and never joins two components.
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+from ..errors import NetlistError
+
+GROUND = "0"
+DEFAULT_DOMAIN = "electrical"
+
+
+def infer_domains(pending: list) -> dict:
+    """Resolve the domain of every node from the ports that touch it.
+
+    ``pending`` items have ``type`` (ElementType), ``name``, ``nodes``, ``loc``.
+    Returns node -> (domain or None, allowed set). Raises NetlistError on a mismatch,
+    naming the node and the two elements that disagree.
+    """
+    uf = nx.utils.UnionFind()
+    for el in pending:
+        for node in el.nodes:
+            if node != GROUND:
+                uf[node]
+        by_group: dict = {}
+        for port, node in zip(el.type.ports, el.nodes):
+            if node != GROUND:
+                by_group.setdefault(port.group, []).append(node)
+        for nodes in by_group.values():
+            uf.union(*nodes)
+
+    allowed: dict = {}      # root -> (set of domains, the element that last narrowed it)
+    for el in pending:
+        for port, node in zip(el.type.ports, el.nodes):
+            if node == GROUND or port.domains is None:
+                continue
+            root = uf[node]
+            have, who = allowed.get(root, (None, None))
+            new = set(port.domains) if have is None else have & set(port.domains)
+            if not new:
+                raise NetlistError(
+                    f"domain mismatch at node '{node}': {el.type.keyword} {el.name} "
+                    f"needs it {' or '.join(port.domains)} (port {port.name}), but "
+                    f"{who.type.keyword} {who.name}"
+                    f"{' at line ' + str(who.loc.line) if who.loc else ''} makes it "
+                    f"{' or '.join(sorted(have))}; connect different domains through a "
+                    "transducer (transformer, gyrator)", el.loc)
+            allowed[root] = (new, el)
+
+    result = {}
+    for node in uf:
+        have = allowed.get(uf[node], (None, None))[0]
+        if have is None:
+            # Only any-domain elements (R C L V I B): electrical, as in SPICE; their
+            # parameters still accept the units of the other domains.
+            domain = DEFAULT_DOMAIN
+        else:
+            domain = next(iter(have)) if len(have) == 1 else None
+        result[node] = (domain, have)
+    return result
+
+
+def _connection_graph(pending: list, skip=lambda el: False) -> nx.Graph:
+    """Nodes joined by elements: ports of one group are joined to each other; a
+    one-port element (mass, inertia) joins its node to ground."""
+    g = nx.Graph()
+    g.add_node(GROUND)
+    for el in pending:
+        for node in el.nodes:
+            g.add_node(node)
+        if skip(el):
+            continue
+        groups: dict = {}
+        for port, node in zip(el.type.ports, el.nodes):
+            groups.setdefault(port.group, []).append(node)
+        for nodes in groups.values():
+            if len(el.type.ports) == 1:
+                nodes = nodes + [GROUND]
+            for a, b in zip(nodes, nodes[1:]):
+                g.add_edge(a, b, element=el)
+    return g
+
+
+def check_connectivity(pending: list, first_use: dict) -> list:
+    """Floating nodes and flow-source cut-sets are errors; nodes touched by a single
+    terminal are returned as warnings [(message, loc)]."""
+    full = _connection_graph(pending)
+    for comp in nx.connected_components(full):
+        if GROUND not in comp:
+            nodes = sorted(comp, key=lambda n: (first_use[n].line if first_use.get(n) else 0))
+            raise NetlistError(
+                f"node '{nodes[0]}' is floating: no element connects "
+                f"{'it' if len(nodes) == 1 else 'the nodes ' + ', '.join(nodes)} to ground 0, "
+                "so its potential is undetermined (add a path to 0, e.g. a large resistor "
+                "or a mass)", first_use.get(nodes[0]))
+
+    no_flow = _connection_graph(pending, skip=lambda el: el.type.is_flow_source)
+    for comp in nx.connected_components(no_flow):
+        if GROUND not in comp:
+            node = sorted(comp)[0]
+            sources = sorted({el.name for el in pending if el.type.is_flow_source
+                              and node in el.nodes} |
+                             {el.name for el in pending if el.type.is_flow_source
+                              and set(el.nodes) & comp})
+            raise NetlistError(
+                f"node '{node}' is connected to the rest of the circuit only through the "
+                f"flow source(s) {', '.join(sources)}: its potential is undetermined and "
+                "the flows cannot balance (a cut-set of flow sources)", first_use.get(node))
+
+    warnings = []
+    count: dict = {}
+    for el in pending:
+        for port, node in zip(el.type.ports, el.nodes):
+            if node != GROUND:
+                count.setdefault(node, []).append(f"{el.name}.{port.name}")
+    for node, users in count.items():
+        if len(users) == 1:
+            warnings.append((f"node '{node}' is connected to one terminal only "
+                             f"({users[0]})", first_use.get(node)))
+    return warnings
+
+
+def check_potential_loops(pending: list) -> None:
+    """Potential sources forming a loop (or shorted) over-determine the potentials."""
+    g = nx.Graph()
+    for el in pending:
+        if not el.type.is_potential_source:
+            continue
+        a, b = el.nodes[0], el.nodes[1]
+        if a == b:
+            raise NetlistError(f"potential source {el.name} is connected to node '{a}' at "
+                               "both ends (a loop of potential sources)", el.loc)
+        if g.has_node(a) and g.has_node(b) and nx.has_path(g, a, b):
+            path = nx.shortest_path(g, a, b)
+            names = [g.edges[u, v]["element"].name for u, v in zip(path, path[1:])]
+            raise NetlistError(
+                f"potential sources {', '.join(names + [el.name])} form a loop "
+                f"({' - '.join(path + [path[0]])}): their potentials over-determine the "
+                "circuit; remove one or put a resistance in series", el.loc)
+        g.add_edge(a, b, element=el)

@@ -1,0 +1,85 @@
+"""Turning written values (ast.Value) into SI numbers, vectors, time functions.
+
+A value's meaning depends on where it is written: a parameter with a declared unit
+accepts that unit's alternatives (``10mH``), a ``.param`` or a brace expression only
+unambiguous suffixes (language.md §Values). All conversions go through here so that
+every error is located at the value.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from .. import units
+from ..errors import NetlistError, did_you_mean
+from . import ast, expressions, timefunctions
+
+
+def describe_unit(unit: str | None) -> str:
+    return "a number" if not unit or unit == "1" else f"a value in {unit}"
+
+
+def to_number(value: ast.Value, scope: Mapping[str, float], unit: str | None,
+              what: str) -> float:
+    """A scalar in SI. ``unit``: the declared SI unit, or None for 'no declared unit'.
+    Identifiers naming a parameter are accepted as its value."""
+    if isinstance(value, ast.Number):
+        try:
+            return units.to_si(value.mantissa, value.suffix, unit)
+        except units.UnitError as exc:
+            raise NetlistError(f"{what}: {exc}", value.loc) from None
+    if isinstance(value, ast.Expr):
+        names = expressions.free_names(value.tree)
+        if "time" in names:
+            raise NetlistError(f"{what} must be a constant; 'time' is only allowed in "
+                               "sources and drives", value.loc)
+        return float(expressions.evaluate(value.tree, scope, loc=value.loc))
+    if isinstance(value, ast.Ident):
+        if value.name in scope:
+            return float(scope[value.name])
+        hint = did_you_mean(value.name, scope)
+        raise NetlistError(f"{what} expects {describe_unit(unit)}, got the name "
+                           f"'{value.name}', which is not a parameter", value.loc, hint)
+    raise NetlistError(f"{what} expects {describe_unit(unit)}, got '{value.text}'", value.loc)
+
+
+def to_vector(value: ast.Value, scope, unit, size: int, what: str) -> np.ndarray:
+    """A vector ``(a, b, ...)`` of ``size`` components, each converted like a number.
+    ``unit`` may be a list with one unit per component."""
+    if not isinstance(value, ast.Vector):
+        raise NetlistError(f"{what} expects a vector of {size} values, like "
+                           f"({', '.join(['0'] * size)})", value.loc)
+    if len(value.items) != size:
+        raise NetlistError(f"{what} expects {size} components, got {len(value.items)}",
+                           value.loc)
+    unit_list = unit if isinstance(unit, (list, tuple)) else [unit] * size
+    return np.array([to_number(item, scope, u, what)
+                     for item, u in zip(value.items, unit_list)])
+
+
+def to_time_value(value: ast.Value, scope, unit, what: str):
+    """A constant (float) or a TimeFunction for a parameter that may vary in time."""
+    if isinstance(value, ast.Call) or (isinstance(value, ast.Expr)
+                                       and "time" in expressions.free_names(value.tree)):
+        def convert_value(v):
+            return to_number(v, scope, unit, what)
+
+        def convert_time(v):
+            return to_number(v, scope, "s", what + " (time argument)")
+
+        if isinstance(value, ast.Expr):
+            tree = expressions.substitute(value.tree, {k: v for k, v in scope.items()
+                                                       if k != "time"})
+            value = ast.Expr(value.loc, value.text, tree)
+        return timefunctions.make_time_function(value, convert_value, convert_time, value.loc)
+    return to_number(value, scope, unit, what)
+
+
+def to_choice(value: ast.Value, choices: tuple, what: str) -> str:
+    text = value.name if isinstance(value, ast.Ident) else value.text
+    for choice in choices:
+        if text.lower() == choice.lower():
+            return choice
+    raise NetlistError(f"{what} must be one of {', '.join(choices)}; got '{text}'",
+                       value.loc, did_you_mean(text, choices))

@@ -1,0 +1,92 @@
+"""Simulation results: time, named variables, stats; CSV / NPZ export.
+
+CSV format (language.md): a header row ``time,<names...>`` then one row per output
+time, values in SI units with 17 significant digits (round-trips exactly).
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from .errors import CircuitsimError, did_you_mean
+
+
+class Result:
+    """What a run produced.
+
+    ``res.t`` (s), ``res.names`` (every recorded variable), ``res["B1.z"]`` (array over
+    ``t``), ``res.stats`` (solver counters), ``res.status`` ('success', 'failed',
+    'interrupted'), ``res.message``, ``res.units`` (name -> SI unit, where known).
+    """
+
+    def __init__(self, t, names, data, stats=None, status="success", message="",
+                 units=None, title="", case=""):
+        self.t = np.asarray(t, dtype=float)
+        self.names = list(names)
+        self.data = np.asarray(data, dtype=float).reshape(len(self.t), len(self.names))
+        self._col = {name: i for i, name in enumerate(self.names)}
+        self.stats = dict(stats or {})
+        self.status = status
+        self.message = message
+        self.units = dict(units or {})
+        self.title = title
+        self.case = case
+
+    @property
+    def success(self) -> bool:
+        return self.status == "success"
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name == "time":
+            return self.t
+        try:
+            return self.data[:, self._col[name]]
+        except KeyError:
+            hint = did_you_mean(name, self.names)
+            raise KeyError(f"no recorded variable '{name}'"
+                           f"{'; ' + hint if hint else ''}") from None
+
+    def __contains__(self, name: str) -> bool:
+        return name == "time" or name in self._col
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def __repr__(self) -> str:
+        span = f"t = {self.t[0]:g} .. {self.t[-1]:g} s" if len(self.t) else "empty"
+        return (f"<Result {self.case or self.title or ''} {self.status}: {span}, "
+                f"{len(self.t)} points, {len(self.names)} variables>")
+
+    def to_csv(self, path) -> Path:
+        path = Path(path)
+        try:
+            with path.open("w", newline="") as fh:
+                writer = csv.writer(fh)
+                writer.writerow(["time"] + self.names)
+                for ti, row in zip(self.t, self.data):
+                    writer.writerow([repr(float(ti))] + [repr(float(v)) for v in row])
+        except OSError as exc:
+            raise CircuitsimError(f"cannot write {path}: {exc.strerror}") from None
+        return path
+
+    def to_npz(self, path) -> Path:
+        path = Path(path)
+        try:
+            np.savez(path, time=self.t, names=np.array(self.names), data=self.data,
+                     status=self.status)
+        except OSError as exc:
+            raise CircuitsimError(f"cannot write {path}: {exc.strerror}") from None
+        return path
+
+    def save(self, path) -> Path:
+        """CSV or NPZ by the file's suffix."""
+        return self.to_npz(path) if str(path).endswith(".npz") else self.to_csv(path)
+
+    @classmethod
+    def from_csv(cls, path) -> "Result":
+        with Path(path).open() as fh:
+            header = next(csv.reader(fh))
+        data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+        return cls(data[:, 0], header[1:], data[:, 1:])

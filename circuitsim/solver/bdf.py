@@ -1,0 +1,551 @@
+"""Variable-order (1-5), variable-step BDF integrator for F(t, y, y') = 0.
+
+The method (DASSL/IDA family, quasi-constant step size as in Shampine & Reichelt's
+ode15s paper, pure BDF coefficients):
+
+History.   D[0] = y_n and D[j] = nabla^j y_n, the backward differences of the solution at
+           the constant step h. A step size change by a factor r re-interpolates the
+           differences (``History.rescale``), so the formulas always see equal steps.
+Predictor. y_pred = sum_{j<=k} D[j]   (the interpolant through y_n..y_{n-k}, extrapolated).
+Corrector. The BDF of order k in difference form, sum_{m=1}^k (1/m) nabla^m y_{n+1} = h y'_{n+1},
+           becomes, with the unknown correction d = y_{n+1} - y_pred (= nabla^{k+1} y_{n+1}),
+               y'_{n+1} = (gamma_k d + psi) / h,   gamma_k = sum_{m<=k} 1/m,
+               psi = sum_{m=1}^k gamma_m D[m],
+           so F(t_{n+1}, y_pred + d, psi/h + cj d) = 0 with cj = gamma_k / h (``newton.py``).
+Error.     The local truncation error of order k is about d / (k+1). Its weighted RMS norm
+           (ewt = 1 / (rtol |y_n| + atol)) over the error-tested unknowns must be <= 1.
+           Algebraic unknowns are not tested: their values follow from the differential
+           ones through the constraints, and testing them (Lagrange multipliers, joint
+           forces, source currents) makes the step collapse on every jump of an input.
+Order/step. After k+1 steps at the same h and order, the error estimates at orders k-1
+           (D[k] / k), k (d / (k+1)) and k+1 (D[k+2] / (k+2)) give the step factor each order
+           allows; the order with the largest step wins.
+Output.    Between steps y(t) is the interpolant sum_j D[j] B_j(s), s = (t - t_n)/h,
+           B_j(s) = s (s+1) ... (s+j-1) / j!, and y'(t) its time derivative.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import comb
+
+import numpy as np
+
+from ..errors import ConvergenceError, Interrupted, SolverError, StepSizeTooSmall
+from .initial import consistent_initial_conditions
+from .newton import MAX_ITERS, Newton, wrms
+
+MAX_ORDER = 5
+# gamma_k = sum_{m=1}^k 1/m (index 0 unused)
+GAMMA = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, MAX_ORDER + 2))])
+
+SAFETY = 0.9             # aim below the tolerance so that the next step is unlikely to fail
+MAX_FACTOR = 10.0        # the difference array extrapolates badly over larger step increases
+MIN_GROWTH = 1.2         # smaller gains are not worth new differences (and maybe a new matrix)
+ERR_FAIL_MIN = 0.1       # after one error-test failure cut h at most 10x: the estimate is rough
+ERR_FAIL_MAX = 0.9       # ... and at least 10%, or the retry is likely to fail again
+ERR_FAIL_REPEAT = 0.25   # second and later failures: the estimate is not to be trusted, cut 4x
+ERR_FAILS_ORDER1 = 3     # this many failures in one step: fall back to order 1 (IDA's rule)
+NEWTON_FAIL_FACTOR = 0.25  # Newton failed with a fresh matrix: h is far too large (IDA's 1/4)
+MAX_STEP_FAILS = 10      # failures of one kind in one step before giving up (IDA's MXNCF/MXNEF)
+H0_SPAN = 1e-3           # default first step at most this fraction of the time span
+H0_YP = 0.5              # ... and small enough to change y by at most half a tolerance unit
+STRETCH = 1.1            # land on a stop point if it is within 10% beyond the planned step
+HMIN_ULPS = 16.0         # steps below 16 ulps of t cannot be represented reliably
+HMIN_SPAN = 1e-3         # near t = 0, measure those ulps on this fraction of the span instead
+OUT_SLACK = 1e-9         # output times this close (relative to the span) beyond t_end mean t_end
+PROGRESS_EVERY = 100     # steps between progress callbacks
+REPORT_WORST = 5         # unknowns named in an error message
+
+EPS = np.finfo(float).eps
+
+
+@dataclass
+class SolverOutput:
+    """What ``solve`` returns, also on failure (then with the results up to the failure)."""
+    t: np.ndarray
+    y: np.ndarray                # (len(t), n)
+    yp: np.ndarray               # (len(t), n)
+    stats: dict
+    status: str = "success"      # 'success' | 'failed' | 'interrupted'
+    error: SolverError | None = None
+    message: str = ""
+    initial: dict = field(default_factory=dict)   # consistent_initial_conditions' info at t0
+
+
+# --- the difference array --------------------------------------------------------------------
+
+def _newton_basis(s: np.ndarray, order: int):
+    """B_j(s) = s (s+1) ... (s+j-1) / j! and dB_j/ds for j = 0..order; shapes (len(s), order+1)."""
+    s = np.asarray(s, dtype=float)
+    B = np.ones((len(s), order + 1))
+    dB = np.zeros((len(s), order + 1))
+    for j in range(1, order + 1):
+        dB[:, j] = (dB[:, j - 1] * (s + j - 1) + B[:, j - 1]) / j    # product rule
+        B[:, j] = B[:, j - 1] * (s + j - 1) / j
+    return B, dB
+
+
+def _difference_matrix(order: int) -> np.ndarray:
+    """Row j gives nabla^j at point 0 from values at points 0, -1, ..., -order:
+    nabla^j v_0 = sum_i (-1)^i C(j, i) v_{-i}."""
+    return np.array([[(-1) ** i * comb(j, i) for i in range(order + 1)]
+                     for j in range(order + 1)], dtype=float)
+
+
+def _rescale_matrix(order: int, factor: float) -> np.ndarray:
+    """Maps D[:order+1] at step h to D[:order+1] at step factor*h: evaluate the interpolant
+    at t_n - i factor h (i = 0..order), then difference those values."""
+    B, _ = _newton_basis(-factor * np.arange(order + 1), order)
+    return _difference_matrix(order) @ B
+
+
+class History:
+    """D[0] = y_n, D[j] = nabla^j y_n at the constant step h; t = t_n.
+
+    Rows up to order+2 are kept: after a step D[order+1] is the correction d and
+    D[order+2] the change of d from the previous step (the error estimate at order+1).
+    """
+
+    def __init__(self, t: float, y: np.ndarray, yp: np.ndarray, h: float, order: int = 1):
+        self.D = np.zeros((MAX_ORDER + 3, len(y)))
+        self.D[0] = y
+        self.D[1] = h * yp                 # nabla y ~ h y' starts order 1
+        self.t, self.h, self.order = t, h, order
+        self.n_equal = 0                   # steps taken since the last change of h or order
+
+    @classmethod
+    def from_values(cls, t: float, values: np.ndarray, h: float) -> "History":
+        """From exact past values: values[i] = y(t - i h), i = 0..order."""
+        values = np.asarray(values, dtype=float)
+        order = len(values) - 1
+        hist = cls(t, values[0], np.zeros(values.shape[1]), h, order)
+        hist.D[:order + 1] = _difference_matrix(order) @ values
+        return hist
+
+    def predict(self):
+        """y_pred = sum_{j<=k} D[j] and y'_pred = psi / h."""
+        k = self.order
+        y_pred = self.D[:k + 1].sum(axis=0)
+        psi = GAMMA[1:k + 1] @ self.D[1:k + 1]
+        return y_pred, psi / self.h
+
+    def accept(self, d: np.ndarray, t_new: float) -> None:
+        """Difference update after y_{n+1} = y_pred + d: nabla^{k+1} y_{n+1} = d and
+        nabla^j y_{n+1} = nabla^j y_n + nabla^{j+1} y_{n+1}, from j = k down to 0."""
+        k, D = self.order, self.D
+        D[k + 2] = d - D[k + 1]
+        D[k + 1] = d
+        for j in range(k, -1, -1):
+            D[j] += D[j + 1]
+        self.t = t_new
+        self.n_equal += 1
+
+    def rescale(self, factor: float) -> None:
+        """Change h to factor*h by re-interpolating the differences."""
+        if factor != 1.0:
+            k = self.order
+            self.D[:k + 1] = _rescale_matrix(k, factor) @ self.D[:k + 1]
+            self.h *= factor
+        self.n_equal = 0
+
+    def interpolate(self, times):
+        """y and y' at ``times`` (within the last step) from the interpolant of order k."""
+        k = self.order
+        B, dB = _newton_basis((np.asarray(times, dtype=float) - self.t) / self.h, k)
+        return B @ self.D[:k + 1], (dB @ self.D[:k + 1]) / self.h
+
+
+# --- output recording -------------------------------------------------------------------------
+
+class _Recorder:
+    """Collects (t, y, y') at the requested output times, or at every step if none."""
+
+    def __init__(self, t_out, t0: float, t_end: float, on_output):
+        self.on_output = on_output
+        self.every = t_out is None
+        self.T, self.Y, self.YP = [], [], []
+        if not self.every:
+            times = np.asarray(t_out, dtype=float).ravel()
+            slack = OUT_SLACK * max(t_end - t0, abs(t_end) * EPS)
+            times = times[(times >= t0) & (times <= t_end + slack)]
+            self.times = np.unique(np.minimum(times, t_end))
+            self.next = 0
+
+    def _add(self, t, y, yp) -> None:
+        y, yp = np.array(y, dtype=float), np.array(yp, dtype=float)
+        self.T.append(float(t))
+        self.Y.append(y)
+        self.YP.append(yp)
+        if self.on_output is not None:
+            self.on_output(float(t), y.copy())
+
+    def next_time(self, t: float) -> float:
+        """The first requested output time after t (inf if none)."""
+        if self.every:
+            return np.inf
+        later = self.times[self.times > t]
+        return float(later[0]) if len(later) else np.inf
+
+    def point(self, t, y, yp) -> None:
+        """A known point: t0 or the right limit at a restart."""
+        if self.every:
+            self._add(t, y, yp)
+            return
+        while self.next < len(self.times) and self.times[self.next] <= t:
+            self._add(self.times[self.next], y, yp)
+            self.next += 1
+
+    def step(self, hist: History, t_old: float, yp_new, include_end: bool) -> None:
+        """Outputs in (t_old, hist.t] (or (t_old, hist.t) if include_end is False)."""
+        t_new = hist.t
+        if self.every:
+            if include_end:
+                self._add(t_new, hist.D[0], yp_new)
+            return
+        i = self.next
+        j = i
+        while j < len(self.times) and (self.times[j] < t_new or
+                                       (include_end and self.times[j] == t_new)):
+            j += 1
+        if j > i:
+            Y, YP = hist.interpolate(self.times[i:j])
+            for m in range(j - i):
+                self._add(self.times[i + m], Y[m], YP[m])
+            self.next = j
+
+    def arrays(self, n: int):
+        m = len(self.T)
+        if m == 0:
+            return np.zeros(0), np.zeros((0, n)), np.zeros((0, n))
+        return np.array(self.T), np.array(self.Y).reshape(m, n), np.array(self.YP).reshape(m, n)
+
+
+# --- the integrator ---------------------------------------------------------------------------
+
+def solve(problem, t0, t_end, y0, yp0=None, *, t_out=None, rtol=1e-6, atol=1e-9,
+          max_step=np.inf, first_step=None, max_order=5, fixed=None, on_output=None,
+          progress=None) -> SolverOutput:
+    """Integrate F(t, y, y') = 0 from t0 to t_end.
+
+    ``t_out``: output times (by interpolation; None: every accepted step, plus t0).
+    ``rtol``, ``atol`` (scalar or per unknown): ewt = 1 / (rtol |y| + atol).
+    ``max_step``, ``first_step`` (None: estimated), ``max_order`` (1..5).
+    ``fixed``: mask of y0 entries kept by the initial-value computation (default: the
+    differential ones). ``on_output(t, y)`` is called for each recorded point,
+    ``progress(t)`` every PROGRESS_EVERY steps.
+
+    Never raises SolverError: a failure or Ctrl-C returns the results so far with
+    status 'failed' / 'interrupted' and ``error`` set.
+    """
+    run = _Run(problem, float(t0), float(t_end), rtol, atol, max_step, first_step, max_order,
+               t_out, on_output, progress)
+    try:
+        run.start(y0, yp0, fixed)
+        run.integrate()
+    except KeyboardInterrupt:
+        run.error = Interrupted("interrupted by the user; the results so far are kept",
+                                t=run.t, h=run.h, order=run.order)
+    except SolverError as exc:
+        run.error = exc
+    return run.output()
+
+
+def _validated_atol(atol, n: int) -> np.ndarray:
+    atol = np.broadcast_to(np.asarray(atol, dtype=float), (n,)).copy()
+    if not (atol > 0).all():
+        raise ValueError("atol must be positive for every unknown")
+    return atol
+
+
+class _Run:
+    """One integration: state, counters and the step loop."""
+
+    def __init__(self, problem, t0, t_end, rtol, atol, max_step, first_step, max_order,
+                 t_out, on_output, progress):
+        if not t_end >= t0:
+            raise ValueError(f"t_end ({t_end}) must not be before t0 ({t0})")
+        if not 1 <= int(max_order) <= MAX_ORDER:
+            raise ValueError(f"max_order must be 1..{MAX_ORDER}, got {max_order}")
+        if not rtol > 0:
+            raise ValueError("rtol must be positive")
+        self.problem = problem
+        self.n = int(problem.n)
+        self.t0, self.t_end = t0, t_end
+        self.span = t_end - t0
+        self.rtol = float(rtol)
+        self.atol = _validated_atol(atol, self.n)
+        self.max_step = float(max_step) if max_step is not None and max_step > 0 else np.inf
+        self.first_step = first_step if first_step is not None and first_step > 0 else None
+        self.max_order = int(max_order)
+        self.progress = progress
+        mask = getattr(problem, "error_mask", None)
+        mask = problem.id if mask is None else mask
+        self.err_mask = (np.asarray(mask) != 0).astype(float)
+        self.n_err = max(1, int(self.err_mask.sum()))
+        self.project = getattr(problem, "project", None)
+        self.check_values = getattr(problem, "check_values", None)
+        self.stats = dict(nsteps=0, nres=0, njac=0, nlu=0, nfail_err=0, nfail_conv=0, nniter=0,
+                          nrestart=0, max_order_used=0, hmin_used=0.0, hmax_used=0.0)
+        self.newton = Newton(problem, self.stats)
+        self.out = _Recorder(t_out, t0, t_end, on_output)
+        self.stops = self._stop_points(getattr(problem, "breakpoints", None))
+        self.istop = 0
+        self.hist: History | None = None
+        self.error: SolverError | None = None
+        self.initial: dict = {}
+        self.moved_at_restarts: list = []
+
+    # state for messages
+    @property
+    def t(self):
+        return self.hist.t if self.hist is not None else self.t0
+
+    @property
+    def h(self):
+        return self.hist.h if self.hist is not None else None
+
+    @property
+    def order(self):
+        return self.hist.order if self.hist is not None else None
+
+    def _stop_points(self, breakpoints) -> np.ndarray:
+        """Breakpoints strictly inside (t0, t_end), well separated, then t_end."""
+        bps = np.unique(np.asarray([] if breakpoints is None else breakpoints, dtype=float))
+        gap = HMIN_ULPS * EPS * max(abs(self.t0), abs(self.t_end), self.span)
+        bps = bps[(bps > self.t0 + gap) & (bps < self.t_end - gap)]
+        if len(bps) > 1:
+            bps = bps[np.concatenate([[True], np.diff(bps) > gap])]
+        return np.append(bps, self.t_end)
+
+    def _ewt(self, y: np.ndarray) -> np.ndarray:
+        return 1.0 / (self.rtol * np.abs(y) + self.atol)
+
+    def _hmin(self) -> float:
+        return HMIN_ULPS * EPS * max(abs(self.hist.t), HMIN_SPAN * self.span)
+
+    def _worst(self, weights) -> list:
+        """(name, weighted size) of the REPORT_WORST largest entries, largest first."""
+        if weights is None:
+            return []
+        idx = np.argsort(-weights, kind="stable")[:REPORT_WORST]
+        names = self.problem.names
+        return [(names[i], float(weights[i])) for i in idx if weights[i] > 0]
+
+    # --- start and restart ----------------------------------------------------------------
+    def start(self, y0, yp0, fixed) -> None:
+        y0 = np.asarray(y0, dtype=float)
+        if y0.shape != (self.n,):
+            raise ValueError(f"y0 has shape {y0.shape}, expected ({self.n},)")
+        y, yp, info = consistent_initial_conditions(
+            self.problem, self.t0, y0, yp0, fixed, self.rtol, self.atol,
+            tscale=self.span, stats=self.stats)
+        self.initial = info
+        self.out.point(self.t0, y, yp)
+        h = self.first_step or self._estimate_step(self.t0, y, yp)
+        self.hist = History(self.t0, y, yp, self._limit_first(self.t0, h))
+
+    def _estimate_step(self, t, y, yp) -> float:
+        """IDA's first step: a fraction of the span, and h ||y'|| <= H0_YP tolerance units."""
+        h = H0_SPAN * (self.t_end - t)
+        ypnorm = wrms(yp, self._ewt(y) * self.err_mask, self.n_err)
+        if ypnorm * h > H0_YP:
+            h = H0_YP / ypnorm
+        return h
+
+    def _limit_first(self, t, h) -> float:
+        """No farther than max_step, the next stop and the next output time."""
+        return min(h, self.max_step, self.stops[self.istop] - t, self.out.next_time(t) - t)
+
+    def _restart(self, yp_left) -> None:
+        """At a breakpoint: keep the differential y, recompute consistent algebraic y and
+        y' with the inputs' values just after t (right limits, whatever the model's
+        convention at t itself), and start again at order 1 with a small step. Also at a
+        mere kink of an input: the high differences are wrong across it, and going on
+        with them cost a 100x larger error in tests (triangle wave) for the same work."""
+        hist = self.hist
+        t = hist.t
+        y, yp, info = consistent_initial_conditions(
+            self.problem, np.nextafter(t, np.inf), hist.D[0].copy(), yp_left, None,
+            self.rtol, self.atol, tscale=self.t_end - t, stats=self.stats)
+        if info["moved"]:
+            self.moved_at_restarts.append((t, info["moved"]))
+        self.stats["nrestart"] += 1
+        self.newton.invalidate()
+        h = min(hist.h, self._estimate_step(t, y, yp))
+        self.hist = History(t, y, yp, self._limit_first(t, h))
+        self.out.point(t, y, yp)
+
+    # --- the step loop --------------------------------------------------------------------
+    def integrate(self) -> None:
+        while self.hist.t < self.t_end:
+            self._step()
+            if self.progress is not None and self.stats["nsteps"] % PROGRESS_EVERY == 0:
+                self.progress(self.hist.t)
+        if self.progress is not None:
+            self.progress(self.hist.t)
+
+    def _fit_to_stop(self):
+        """Shorten (or stretch by at most STRETCH) the step to land on the next stop point.
+        Returns (t_new, lands_on_stop)."""
+        hist = self.hist
+        tstop = self.stops[self.istop]
+        remaining = tstop - hist.t
+        if hist.h >= remaining or (hist.h * STRETCH >= remaining and remaining <= self.max_step):
+            hist.rescale(remaining / hist.h)
+            return tstop, True
+        return hist.t + hist.h, False
+
+    def _step(self) -> None:
+        """One accepted step, retried with smaller h (and order) as often as needed."""
+        hist = self.hist
+        fails_conv = fails_err = fails_check = 0
+        while True:
+            t_new, at_stop = self._fit_to_stop()
+            k, h = hist.order, hist.h
+            hmin = self._hmin()
+            # a step ending on an interior breakpoint sees the inputs' left limits
+            t_eval = np.nextafter(t_new, -np.inf) if at_stop and t_new < self.t_end else t_new
+            ewt = self._ewt(hist.D[0])
+            y_pred, yp_pred = hist.predict()
+            result = self.newton.correct(t_eval, y_pred, yp_pred, GAMMA[k] / h, ewt)
+            if not result.converged:
+                self.stats["nfail_conv"] += 1
+                fails_conv += 1
+                why = self._why_give_up(fails_conv, NEWTON_FAIL_FACTOR, hmin)
+                if why:
+                    raise ConvergenceError(f"{result.reason}; {why}", t=hist.t, h=h, order=k,
+                                           worst=self._worst(result.worst))
+                hist.rescale(NEWTON_FAIL_FACTOR)
+                continue
+            if self.check_values is not None:
+                message = self.check_values(result.y)
+                if message:
+                    fails_check += 1
+                    why = self._why_give_up(fails_check, NEWTON_FAIL_FACTOR, hmin)
+                    if why:
+                        raise ConvergenceError(f"{message}; {why}", t=hist.t, h=h, order=k)
+                    hist.rescale(NEWTON_FAIL_FACTOR)
+                    continue
+            err_w = np.abs(result.d) * ewt * self.err_mask
+            err = float(np.sqrt(np.dot(err_w, err_w) / self.n_err)) / (k + 1)
+            if err > 1.0:
+                self.stats["nfail_err"] += 1
+                fails_err += 1
+                factor = min(max(SAFETY * err ** (-1.0 / (k + 1)), ERR_FAIL_MIN), ERR_FAIL_MAX)
+                if fails_err >= 2:
+                    factor = min(factor, ERR_FAIL_REPEAT)
+                if fails_err >= ERR_FAILS_ORDER1:
+                    hist.order = 1
+                why = self._why_give_up(fails_err, factor, hmin)
+                if why:
+                    raise StepSizeTooSmall(f"the local error test keeps failing; {why}",
+                                           t=hist.t, h=h, order=k,
+                                           worst=self._worst(err_w / (k + 1)))
+                hist.rescale(factor)
+                continue
+            self._accept(result, t_new, at_stop, err)
+            return
+
+    def _why_give_up(self, fails: int, factor: float, hmin: float) -> str:
+        """Why retrying the step with h * factor is pointless ('' if it is not)."""
+        if fails >= MAX_STEP_FAILS:
+            return f"{fails} retries with smaller steps failed"
+        if self.hist.h * factor < hmin:
+            return f"the step size reached the smallest one possible at this t ({hmin:.3g} s)"
+        return ""
+
+    def _accept(self, result, t_new: float, at_stop: bool, err: float) -> None:
+        hist = self.hist
+        t_old, h = hist.t, hist.h
+        hist.accept(result.d, t_new)
+        if self.project is not None:
+            y_proj = self.project(t_new, hist.D[0].copy())
+            if y_proj is not None:
+                hist.D[0] = y_proj                  # corrects y_{n+1} only; differences keep
+        st = self.stats
+        st["nsteps"] += 1
+        st["max_order_used"] = max(st["max_order_used"], hist.order)
+        st["hmin_used"] = float(h) if st["nsteps"] == 1 else min(st["hmin_used"], float(h))
+        st["hmax_used"] = max(st["hmax_used"], float(h))
+        restart = at_stop and t_new < self.t_end
+        self.out.step(hist, t_old, result.yp, include_end=not restart)
+        if at_stop:
+            self.istop += 1
+        if restart:
+            self._restart(result.yp)
+        elif t_new < self.t_end:
+            self._adapt(err, result.niter)
+
+    def _adapt(self, err: float, niter: int) -> None:
+        """After k+1 equal steps: pick the order (k-1, k, k+1) allowing the largest step."""
+        hist = self.hist
+        k = hist.order
+        if hist.n_equal < k + 1:
+            return
+        D, w = hist.D, self._ewt(hist.D[0]) * self.err_mask
+        err_m = wrms(D[k], w, self.n_err) / k if k > 1 else np.inf
+        err_p = wrms(D[k + 2], w, self.n_err) / (k + 2) if k < self.max_order else np.inf
+        with np.errstate(divide="ignore"):           # a zero estimate allows any step
+            factors = np.array([err_m, err, err_p]) ** (-1.0 / np.arange(k, k + 3))
+        best = int(np.argmax(factors))
+        # fewer Newton iterations leave more room (they signal a well-behaved step)
+        safety = SAFETY * (2 * MAX_ITERS + 1) / (2 * MAX_ITERS + niter)
+        factor = min(MAX_FACTOR, safety * factors[best], self.max_step / hist.h)
+        if 1.0 <= factor < MIN_GROWTH:
+            factor = 1.0
+        new_order = k - 1 + best
+        if new_order != k or factor != 1.0:
+            hist.order = new_order
+            hist.rescale(factor)
+
+    # --- result ---------------------------------------------------------------------------
+    def output(self) -> SolverOutput:
+        t, y, yp = self.out.arrays(self.n)
+        if self.error is None:
+            status = "success"
+            message = f"reached t_end = {self.t_end:g} s in {self.stats['nsteps']} steps"
+        else:
+            status = "interrupted" if isinstance(self.error, Interrupted) else "failed"
+            message = str(self.error)
+        notes = []
+        if self.initial.get("moved"):
+            notes.append("initial values changed to satisfy the equations: " +
+                         _moved_text(self.initial["moved"]))
+        for tb, moved in self.moved_at_restarts:
+            notes.append(f"values jumped at the breakpoint t = {tb:g} s: " + _moved_text(moved))
+        if notes:
+            message = "; ".join([message] + notes)
+        out = SolverOutput(t, y, yp, dict(self.stats), status, self.error, message, self.initial)
+        if self.error is not None and self.error.partial is None:
+            self.error.partial = out
+        return out
+
+
+def _moved_text(moved) -> str:
+    items = [f"{name} {a:.6g} -> {b:.6g}" for name, a, b in moved[:REPORT_WORST]]
+    if len(moved) > REPORT_WORST:
+        items.append(f"and {len(moved) - REPORT_WORST} more")
+    return ", ".join(items)
+
+
+# --- verification helper ----------------------------------------------------------------------
+
+def fixed_step_bdf(problem, t0: float, values, h: float, nsteps: int, rtol=1e-12, atol=1e-12):
+    """``nsteps`` steps of constant size h and order k = len(values) - 1 from exact past
+    values ``values[i] = y(t0 - i h)``; no error control. Used to verify that the formulas
+    have order k (the global error scales as h^k). Returns (t, y) at the end."""
+    values = np.asarray(values, dtype=float)
+    n = values.shape[1]
+    stats = dict(nres=0, njac=0, nlu=0, nniter=0)
+    newton = Newton(problem, stats)
+    hist = History.from_values(t0, values, h)
+    atol = _validated_atol(atol, n)
+    for i in range(1, nsteps + 1):
+        t_new = t0 + i * h
+        y_pred, yp_pred = hist.predict()
+        ewt = 1.0 / (rtol * np.abs(hist.D[0]) + atol)
+        result = newton.correct(t_new, y_pred, yp_pred, GAMMA[hist.order] / h, ewt)
+        if not result.converged:
+            raise ConvergenceError(result.reason, t=hist.t, h=h, order=hist.order)
+        hist.accept(result.d, t_new)
+    return hist.t, hist.D[0].copy()
