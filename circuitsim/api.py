@@ -19,6 +19,9 @@ from .netlist.parser import parse as parse_text
 from .results import Result
 from .solver import solve
 
+STEPS_PER_PERIOD = 40    # smallest number of steps per period of a sine input
+MIN_STEPS = 50           # a run takes at least this many steps (as SPICE's TMAX)
+
 
 def load(path) -> "Netlist":
     """Read and parse a netlist file (with its ``.include``/``.lib`` files)."""
@@ -181,10 +184,15 @@ def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=N
             raise NetlistError(f".probe: no variable '{name}'", loc,
                                did_you_mean(name, all_names))
     y0 = system.initial_values()
+    if max_step is None:
+        # Inputs drive algebraic unknowns that the error test does not watch: resolve a
+        # sine with STEPS_PER_PERIOD steps, and never cross more than 1/MIN_STEPS of the run.
+        max_step = min(tr.maxstep, system.input_time_scale() / STEPS_PER_PERIOD,
+                       t_end / MIN_STEPS)
     out = solve(system, 0.0, t_end, y0, t_out=t_out,
                 rtol=rtol if rtol is not None else tr.rtol,
                 atol=atol if atol is not None else tr.atol,
-                max_step=max_step if max_step is not None else tr.maxstep,
+                max_step=max_step,
                 first_step=first_step if first_step is not None else tr.h0,
                 max_order=tr.maxorder, on_output=on_output, progress=progress)
     Y = np.asarray(out.y).reshape(len(out.t), system.n)

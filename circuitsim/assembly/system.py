@@ -121,6 +121,12 @@ class System:
         self._jac_maps = np.concatenate([g.jac_map for g in self.groups])
         self._row_maps = np.concatenate([g.row_idx.ravel() for g in self.groups])
 
+    def input_time_scale(self) -> float:
+        """Shortest time scale of the time-varying inputs (a sine's period), inf if none."""
+        scales = [getattr(g.p, par.name).time_scale() for g in self.groups
+                  for par in g.etype.params if par.kind == "time"]
+        return min(scales, default=float("inf"))
+
     def _breakpoints(self, horizon: float) -> np.ndarray:
         points = []
         for g in self.groups:

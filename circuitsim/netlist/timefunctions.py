@@ -61,6 +61,11 @@ class TimeFunction:
         """Times in [0, horizon] where the value or its slope jumps."""
         return sorted({float(x) for x in self._points(horizon) if 0.0 <= x <= horizon})
 
+    def time_scale(self) -> float:
+        """A time over which the value changes smoothly (inf: piecewise linear or
+        constant between breakpoints). The solver limits its step to a fraction of it."""
+        return math.inf
+
     def __repr__(self) -> str:
         return f"{self.kind}({', '.join(f'{p:g}' for p in self.params)})"
 
@@ -119,6 +124,10 @@ class Sine(TimeFunction):
     def _kernel(q, t):
         offset, amplitude, omega, phase = q
         return offset + amplitude * np.sin(omega * t + phase)
+
+    def time_scale(self) -> float:
+        freq = abs(self.params[2])
+        return 1.0 / freq if freq > 0 and self.params[1] != 0 else math.inf    # the period
 
 
 class Pulse(TimeFunction):
@@ -337,6 +346,10 @@ class TimeFunctionArray:
         for idx, evaluate in self._groups:
             out[idx] = evaluate(t)
         return out
+
+    def time_scale(self) -> float:
+        """The shortest time scale of the functions (see TimeFunction.time_scale)."""
+        return min((f.time_scale() for f in self.functions), default=math.inf)
 
     def breakpoints(self, horizon: float = math.inf) -> np.ndarray:
         points = [p for f in self.functions for p in f.breakpoints(horizon)]

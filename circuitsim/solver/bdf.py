@@ -162,6 +162,7 @@ class _Recorder:
 
     def __init__(self, t_out, t0: float, t_end: float, on_output):
         self.on_output = on_output
+        self.polish = None        # (t, y, yp) -> consistent (y, yp) at interpolated points
         self.every = t_out is None
         self.T, self.Y, self.YP = [], [], []
         if not self.every:
@@ -210,7 +211,10 @@ class _Recorder:
         if j > i:
             Y, YP = hist.interpolate(self.times[i:j])
             for m in range(j - i):
-                self._add(self.times[i + m], Y[m], YP[m])
+                y, yp = Y[m], YP[m]
+                if self.polish is not None and self.times[i + m] != t_new:
+                    y, yp = self.polish(self.times[i + m], y, yp)
+                self._add(self.times[i + m], y, yp)
             self.next = j
 
     def arrays(self, n: int):
@@ -288,6 +292,10 @@ class _Run:
                           nrestart=0, max_order_used=0, hmin_used=0.0, hmax_used=0.0)
         self.newton = Newton(problem, self.stats)
         self.out = _Recorder(t_out, t0, t_end, on_output)
+        algebraic = np.asarray(problem.id) == 0
+        if algebraic.any():
+            self.out.polish = lambda t, y, yp: self.newton.polish(
+                t, y, yp, algebraic, self._ewt(y))
         self.stops = self._stop_points(getattr(problem, "breakpoints", None))
         self.istop = 0
         self.hist: History | None = None
@@ -487,7 +495,9 @@ class _Run:
         err_p = wrms(D[k + 2], w, self.n_err) / (k + 2) if k < self.max_order else np.inf
         with np.errstate(divide="ignore"):           # a zero estimate allows any step
             factors = np.array([err_m, err, err_p]) ** (-1.0 / np.arange(k, k + 3))
-        best = int(np.argmax(factors))
+        # ties go to the higher order: with no error-tested unknowns (an algebraic circuit
+        # driven by inputs) every estimate is 0, and a higher order interpolates better
+        best = 2 - int(np.argmax(factors[::-1]))
         # fewer Newton iterations leave more room (they signal a well-behaved step)
         safety = SAFETY * (2 * MAX_ITERS + 1) / (2 * MAX_ITERS + niter)
         factor = min(MAX_FACTOR, safety * factors[best], self.max_step / hist.h)

@@ -42,6 +42,10 @@ CJ_RATIO_HIGH = 1 / 0.6  # ... and above this one
 BAD_VALUE_ERRORS = (ArithmeticError, ValueError)   # a model's way to say "y is outside my domain"
 
 
+POLISH_ITERS = 3      # output-point corrections: linear models need one, mild nonlinearity two
+POLISH_TOL = 1e-3     # weighted size of the last correction that ends them
+
+
 class BadValues(Exception):
     """The problem raised or returned non-finite values; ``rows`` lists the culprits."""
 
@@ -160,6 +164,33 @@ class Newton:
         except BadValues as exc:
             return NewtonResult(False, reason=exc.what, worst=_culprits(exc, len(y_pred)))
         return result
+
+    def polish(self, t, y, yp, algebraic, ewt):
+        """Make an interpolated output point consistent: differential y kept, algebraic y
+        and the differential y' corrected so that F(t, y, y') = 0.
+
+        The error test does not watch algebraic unknowns, so between steps their
+        interpolant can be poor (an algebraic circuit driven by a fast input). With the
+        kept matrix J = dF/dy + cj dF/dy', the update y_a += delta_a, y'_d += cj delta_d is
+        Newton's method for (y_a, y'_d) up to O(dF/dy_d / cj). Cheap: a residual and a
+        back-substitution per iteration, no new matrix. Returns the input if it fails."""
+        if self.lu is None:
+            return y, yp
+        y_new, yp_new = y.copy(), yp.copy()
+        differential = ~algebraic
+        for _ in range(POLISH_ITERS):
+            try:
+                res = residual(self.problem, t, y_new, yp_new, self.stats)
+            except BadValues:
+                return y, yp
+            delta = self.lu.solve(-res)
+            if not np.isfinite(delta).all():
+                return y, yp
+            y_new[algebraic] += delta[algebraic]
+            yp_new[differential] += self.cj_lu * delta[differential]
+            if wrms(delta * algebraic, ewt) <= POLISH_TOL:
+                break
+        return y_new, yp_new
 
     def _iterate(self, t, y_pred, yp_pred, cj, ewt) -> NewtonResult:
         y, yp = y_pred.copy(), yp_pred.copy()
