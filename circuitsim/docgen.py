@@ -32,6 +32,8 @@ def _unit(unit) -> str:
         return "SI (depends on the domains)"
     if isinstance(unit, str):
         return "—" if unit == "1" else unit
+    if isinstance(unit, (list, tuple)):
+        return "(" + ", ".join("1" if u == "1" else u for u in unit) + ")"
     return "; ".join(f"{u} ({d})" for d, u in unit.items())
 
 
@@ -59,7 +61,8 @@ def element_section(etype) -> str:
         for par in etype.params:
             kind = {"time": " (constant or time function)", "choice":
                     f" (one of {', '.join(par.choices)})", "expr": " (expression in braces)",
-                    "vector": f" ({par.size}-vector)"}.get(par.kind, "")
+                    "vector": f" ({par.size}-vector)",
+                    "timevector": f" ({par.size}-vector; each component may be a time function)"}.get(par.kind, "")
             lines.append(f"| `{par.name}` | {_unit(par.unit)} | {_default(par)} | "
                          f"{par.description}{kind} |")
         lines.append("")
@@ -78,7 +81,7 @@ def element_section(etype) -> str:
 
 def render() -> str:
     types = element_types()
-    index = ", ".join(f"[`{k}`](#{t.keyword.lower()}--"
+    index = ", ".join(f"[`{t.keyword}`](#{t.keyword.lower()}--"
                       f"{''.join(c for c in t.description.lower() if c.isalnum() or c in ' -').replace(' ', '-')})"
                       for k, t in types.items())
     body = "\n".join(element_section(t) for t in types.values())

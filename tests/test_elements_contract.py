@@ -10,14 +10,17 @@ from circuitsim.elements import element_types
 from circuitsim.elements.base import ElementInstance
 
 TYPES = sorted(element_types().items())
+# every model variant of every type (e.g. the three spherical-joint models)
+VARIANTS = [(k, t, v) for k, t in TYPES for v in t.sample_variants()]
+VARIANT_IDS = [f"{k}-{i}" for k, t in TYPES for i, _ in enumerate(t.sample_variants())]
 N = 3           # instances per check: the kernels are vectorized
 FD_STEP = 1e-6
 
 
-def _group(etype, seed):
+def _group(etype, seed, variant=None):
     rng = np.random.default_rng(seed)
-    n_extra = len(etype.extra_vars(_instance(etype, rng, "probe")))
-    insts = [_instance(etype, rng, f"X{i}") for i in range(N)]
+    n_extra = len(etype.extra_vars(_instance(etype, rng, "probe", variant)))
+    insts = [_instance(etype, rng, f"X{i}", variant) for i in range(N)]
     p = prepare_params(etype, insts)
     nv = etype.nvars(n_extra)
     x = rng.uniform(-1.0, 1.0, (N, nv))
@@ -25,8 +28,9 @@ def _group(etype, seed):
     return p, x, xp, n_extra
 
 
-def _instance(etype, rng, name):
+def _instance(etype, rng, name, variant=None):
     params = etype.sample_params(np.random.default_rng(7))   # same params in a group
+    params.update(variant or {})
     nodes = [f"n{i}" for i in range(len(etype.ports))]
     return ElementInstance(etype, name, nodes, params, None, {}, [None] * len(nodes))
 
@@ -45,10 +49,10 @@ def _fd(etype, t, x, xp, p, wrt_xp: bool):
     return out
 
 
-@pytest.mark.parametrize("keyword,etype", TYPES)
+@pytest.mark.parametrize("keyword,etype,variant", VARIANTS, ids=VARIANT_IDS)
 @pytest.mark.parametrize("seed", [1, 2])
-def test_jacobian_matches_finite_differences(keyword, etype, seed):
-    p, x, xp, n_extra = _group(etype, seed)
+def test_jacobian_matches_finite_differences(keyword, etype, variant, seed):
+    p, x, xp, n_extra = _group(etype, seed, variant)
     t = 0.37
     F = etype.residual(t, x, xp, p)
     assert F.shape == (N, etype.nrows())
@@ -60,9 +64,9 @@ def test_jacobian_matches_finite_differences(keyword, etype, seed):
                                    err_msg=f"{keyword}: d F/d {'xp' if wrt else 'x'}")
 
 
-@pytest.mark.parametrize("keyword,etype", TYPES)
-def test_pattern_covers_nonzeros(keyword, etype):
-    p, x, xp, n_extra = _group(etype, 3)
+@pytest.mark.parametrize("keyword,etype,variant", VARIANTS, ids=VARIANT_IDS)
+def test_pattern_covers_nonzeros(keyword, etype, variant):
+    p, x, xp, n_extra = _group(etype, 3, variant)
     mask = etype.local_pattern(n_extra, p)
     for block in (_fd(etype, 0.2, x, xp, p, False), _fd(etype, 0.2, x, xp, p, True)):
         outside = np.abs(block[:, ~mask]).max(initial=0.0)
@@ -79,18 +83,26 @@ def test_differential_vars_declared(keyword, etype):
     assert not np.any(appears & ~declared), f"{keyword}: y' appears for undeclared variables"
 
 
-@pytest.mark.parametrize("keyword,etype", TYPES)
-def test_flows_balance(keyword, etype):
+@pytest.mark.parametrize("keyword,etype,variant", VARIANTS, ids=VARIANT_IDS)
+def test_flows_balance(keyword, etype, variant):
     """Elements not tied to ground: the flows into each port group sum to zero."""
-    if len(etype.ports) < 2:
-        pytest.skip("one-port element is tied to ground")
-    p, x, xp, _ = _group(etype, 5)
+    if len(etype.ports) < 2 or etype.implicit_ports:
+        pytest.skip("element tied to ground")
+    p, x, xp, _ = _group(etype, 5, variant)
     F = etype.residual(0.3, x, xp, p)
-    groups = {}
-    for i, port in enumerate(etype.ports):
-        groups.setdefault(port.group, []).append(i)
+    groups, frame_rows, row = {}, [], 0
+    for port in etype.ports:
+        if port.frame:
+            frame_rows.append(row)        # the frame's force rows: row .. row+2
+        else:
+            groups.setdefault(port.group, []).append(row)
+        row += port.nrows
     for cols in groups.values():
-        np.testing.assert_allclose(F[:, cols].sum(axis=1), 0.0, atol=1e-12)
+        if len(cols) > 1:
+            np.testing.assert_allclose(F[:, cols].sum(axis=1), 0.0, atol=1e-12)
+    if len(frame_rows) > 1:               # Newton's third law between frames
+        total = sum(F[:, r:r + 3] for r in frame_rows)
+        np.testing.assert_allclose(total, 0.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("keyword,etype", TYPES)

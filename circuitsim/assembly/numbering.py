@@ -17,7 +17,9 @@ class Numbering:
         self.equation: list = []        # human description of equation i
         self.state_owner: dict = {}     # state name -> element instance
         for inst in elements:
-            for node in inst.nodes:
+            for port, node in zip(inst.type.ports, inst.nodes):
+                if port.frame:
+                    continue          # a frame port reads a body's unknowns
                 if node != GROUND and node not in self.index:
                     self._add(node, f"flow balance of node {node}")
             for st in inst.type.states:

@@ -14,8 +14,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
+from ..elements.base import FRAME_VARS
 from ..errors import ModelError, NetlistError, did_you_mean
-from ..netlist.timefunctions import TimeFunctionArray
+from ..netlist.topology import GROUND
+from ..netlist.timefunctions import TimeFunctionArray, TimeVectorArray
 from .numbering import Numbering
 
 
@@ -24,6 +26,7 @@ class Group:
     etype: type
     instances: list
     p: object                 # prepared parameters (arrays)
+    p_init: object            # the parameters while computing initial values (see base)
     var_idx: np.ndarray       # (N, nvars) global unknown per local variable (n = ground)
     row_idx: np.ndarray       # (N, nrows) global equation per local row (n = discarded)
     mask: np.ndarray          # (nrows, nvars) local Jacobian pattern
@@ -37,7 +40,27 @@ def prepare_params(etype, instances: list):
     for par in etype.params:
         if par.kind == "time":
             setattr(p, par.name, TimeFunctionArray(getattr(p, par.name)))
+        elif par.kind == "timevector":
+            setattr(p, par.name, TimeVectorArray(getattr(p, par.name), par.size))
     return p
+
+
+TIME_KINDS = ("time", "timevector")
+
+
+class _InitialisationView:
+    """The system with every element in its initialisation form (joints at acceleration
+    level): what the solver uses to find consistent initial values."""
+
+    def __init__(self, system):
+        self.system = system
+        self.n, self.id, self.names = system.n, system.id, system.names
+
+    def residual(self, t, y, yp):
+        return self.system.residual(t, y, yp, init=True)
+
+    def jacobian(self, t, y, yp, cj):
+        return self.system.jacobian(t, y, yp, cj, init=True)
 
 
 class System:
@@ -47,13 +70,19 @@ class System:
         self.circuit = circuit
         self.numbering = Numbering(circuit.elements)
         self.n = self.numbering.n
+        self.zero, self.one = self.n, self.n + 1     # constant slots (see _extend)
         self.names = self.numbering.names
         self.groups = self._make_groups(circuit.elements)
         self.id = self._differential_ids()
         self.error_mask = self.id.copy()
+        self.newton_mask = self._newton_mask()
         self._build_pattern()
         self.breakpoints = self._breakpoints(circuit.tran.tstop or 0.0)
         self.nres = 0
+        self.for_initialisation = _InitialisationView(self) if any(
+            g.p_init is not g.p for g in self.groups) else None
+        self._projected = [g for g in self.groups if hasattr(g.etype, "project")]
+        self.project = self._project if self._projected else None   # solver hook
 
     # --- set-up ------------------------------------------------------------------------
     def _make_groups(self, elements) -> list:
@@ -63,22 +92,44 @@ class System:
             key = (inst.type, inst.type.group_key(inst), len(extra))
             buckets.setdefault(key, []).append((inst, extra))
         groups = []
-        n = self.n
         for (etype, _, n_extra), items in buckets.items():
             insts = [inst for inst, _ in items]
             var_idx, row_idx = [], []
             for inst, extra in items:
-                ports = [self.numbering.of(node) for node in inst.nodes]
+                port_vars, port_rows = [], []
+                for port, node in zip(etype.ports, inst.nodes):
+                    v, r = self._port_indices(port, node)
+                    port_vars += v
+                    port_rows += r
                 states = [self.numbering.of(f"{inst.name}.{s.name}") for s in etype.states]
                 extras = [self._extra_index(inst, name) for name in extra]
-                var_idx.append(ports + states + extras)
-                row_idx.append(ports + states)
+                var_idx.append(port_vars + states + extras)
+                row_idx.append(port_rows + states)
             p = prepare_params(etype, insts)
-            groups.append(Group(etype, insts, p,
+            p_init = etype.initialisation_params(p)
+            groups.append(Group(etype, insts, p, p if p_init is None else p_init,
                                 np.array(var_idx, dtype=np.int64).reshape(len(insts), -1),
                                 np.array(row_idx, dtype=np.int64).reshape(len(insts), -1),
                                 etype.local_pattern(n_extra, p)))
         return groups
+
+    def _port_indices(self, port, node) -> tuple[list, list]:
+        """Global unknowns and rows of one port. A frame port reads the body's 13
+        variables; the ground frame reads constants (zeros, and q0 = 1)."""
+        if not port.frame:
+            i = self.numbering.of(node)
+            return [i], [i]
+        if node == GROUND:
+            values = [self.zero] * len(FRAME_VARS)
+            values[FRAME_VARS.index("q0")] = self.one
+            return values, [self.zero] * len(FRAME_VARS)
+        values = [self.numbering.of(f"{node}.{name}") for name in FRAME_VARS]
+        return values, values
+
+    def _extend(self, y: np.ndarray, constants: bool = True) -> np.ndarray:
+        """y with the two constant slots appended: index n holds 0 (ground), n+1 holds
+        1 (the ground frame's q0; its derivative is 0)."""
+        return np.concatenate([y, (0.0, 1.0) if constants else (0.0, 0.0)])
 
     def _extra_index(self, inst, name: str) -> int:
         if name in self.numbering.index or name == "0":
@@ -89,11 +140,20 @@ class System:
                            did_you_mean(name, self.numbering.index))
 
     def _differential_ids(self) -> np.ndarray:
-        ids = np.zeros(self.n + 1)
+        ids = np.zeros(self.n + 2)
         for g in self.groups:
             mask = g.etype.local_differential(g.var_idx.shape[1] - g.etype.nvars(), g.p)
             ids[g.var_idx[:, mask].ravel()] = 1.0
         return ids[:self.n]
+
+    def _newton_mask(self) -> np.ndarray:
+        """0 for multipliers of higher-index constraints (State.index >= 2)."""
+        mask = np.ones(self.n)
+        for inst in self.circuit.elements:
+            for st in inst.type.states:
+                if st.index >= 2:
+                    mask[self.numbering.of(f"{inst.name}.{st.name}")] = 0.0
+        return mask
 
     def _build_pattern(self) -> None:
         """CSC pattern of dF/dy + cj dF/dy' (plus the diagonal) and the scatter maps."""
@@ -124,36 +184,49 @@ class System:
     def input_time_scale(self) -> float:
         """Shortest time scale of the time-varying inputs (a sine's period), inf if none."""
         scales = [getattr(g.p, par.name).time_scale() for g in self.groups
-                  for par in g.etype.params if par.kind == "time"]
+                  for par in g.etype.params if par.kind in TIME_KINDS]
         return min(scales, default=float("inf"))
 
     def _breakpoints(self, horizon: float) -> np.ndarray:
         points = []
         for g in self.groups:
             for par in g.etype.params:
-                if par.kind == "time":
+                if par.kind in TIME_KINDS:
                     points.extend(getattr(g.p, par.name).breakpoints(horizon))
         return np.unique(np.asarray(points, dtype=float))
 
     # --- the DAEProblem contract -----------------------------------------------------------
-    def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
+    def residual(self, t: float, y: np.ndarray, yp: np.ndarray, init: bool = False) -> np.ndarray:
         self.nres += 1
-        ye, ype = np.append(y, 0.0), np.append(yp, 0.0)
-        parts = [g.etype.residual(t, ye[g.var_idx], ype[g.var_idx], g.p).ravel()
+        ye, ype = self._extend(y), self._extend(yp, constants=False)
+        parts = [g.etype.residual(t, ye[g.var_idx], ype[g.var_idx],
+                                  g.p_init if init else g.p).ravel()
                  for g in self.groups]
-        return np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 1)[:self.n]
+        return np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 2)[:self.n]
 
-    def jacobian(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float) -> sp.csc_matrix:
-        data = self.jacobian_data(t, y, yp, cj)
+    def jacobian(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float,
+                 init: bool = False) -> sp.csc_matrix:
+        data = self.jacobian_data(t, y, yp, cj, init)
         return sp.csc_matrix((data, self._indices, self._indptr), shape=(self.n, self.n))
 
-    def jacobian_data(self, t, y, yp, cj) -> np.ndarray:
-        ye, ype = np.append(y, 0.0), np.append(yp, 0.0)
+    def jacobian_data(self, t, y, yp, cj, init: bool = False) -> np.ndarray:
+        ye, ype = self._extend(y), self._extend(yp, constants=False)
         parts = []
         for g in self.groups:
-            dfdx, dfdxp = g.etype.jacobian(t, ye[g.var_idx], ype[g.var_idx], g.p)
+            dfdx, dfdxp = g.etype.jacobian(t, ye[g.var_idx], ype[g.var_idx],
+                                           g.p_init if init else g.p)
             parts.append((dfdx + cj * dfdxp)[:, g.mask].ravel())
         return np.bincount(self._jac_maps, np.concatenate(parts), minlength=self.nnz + 1)[:self.nnz]
+
+    def _project(self, t: float, y: np.ndarray) -> np.ndarray:
+        """After each accepted step: element types with a ``project(states)`` hook
+        (bodies: |q| = 1) correct their own states."""
+        y = y.copy()
+        for g in self._projected:
+            first = sum(p.nvars for p in g.etype.ports)
+            idx = g.var_idx[:, first:first + len(g.etype.states)]
+            y[idx] = g.etype.project(y[idx])
+        return y
 
     # --- checks and initial values ------------------------------------------------------
     def check_structure(self) -> None:
@@ -193,12 +266,16 @@ class System:
 
     def initial_values(self) -> np.ndarray:
         """y0 from element start values, then ``.ic`` (hard targets)."""
-        y0 = np.zeros(self.n + 1)
+        y0 = np.zeros(self.n + 2)
         relative = []
         for inst in self.circuit.elements:
             for st in inst.type.states:
                 if st.init_param and inst.params.get(st.init_param) is not None:
                     y0[self.numbering.of(f"{inst.name}.{st.name}")] = inst.params[st.init_param]
+            ports = {p.name: node for p, node in zip(inst.type.ports, inst.nodes)}
+            for name, value in inst.type.initial_state(inst).items():
+                target = ports.get(name, f"{inst.name}.{name}")
+                y0[self.numbering.of(target)] = value
             for port, value, rel in inst.type.initial_potentials(inst):
                 target = self.numbering.of(inst.nodes[port])
                 if rel is None:
@@ -206,7 +283,7 @@ class System:
                 else:
                     relative.append((target, value, self.numbering.of(inst.nodes[rel])))
         for target, value, base in relative:       # capacitor ic: p_a = p_b + ic
-            if target == self.n:
+            if target == self.zero:
                 y0[base] = -value
             else:
                 y0[target] = y0[base] + value
@@ -225,12 +302,12 @@ class System:
     def compute_outputs(self, t: np.ndarray, Y: np.ndarray, YP: np.ndarray) -> np.ndarray:
         """Element outputs at the output times: (T, n_outputs) in output_names() order."""
         T = len(t)
-        Ye = np.concatenate([Y, np.zeros((T, 1))], axis=1)
-        YPe = np.concatenate([YP, np.zeros((T, 1))], axis=1)
+        Ye = np.concatenate([Y, np.zeros((T, 1)), np.ones((T, 1))], axis=1)
+        YPe = np.concatenate([YP, np.zeros((T, 2))], axis=1)
         cols = []
         for g in self.groups:
             if not g.etype.outputs:
                 continue
             out = g.etype.compute_outputs(t, Ye[:, g.var_idx], YPe[:, g.var_idx], g.p)
-            cols.append(out.reshape(T, -1))
+            cols.append(out.reshape(T, len(g.instances) * len(g.etype.outputs)))
         return np.concatenate(cols, axis=1) if cols else np.zeros((T, 0))

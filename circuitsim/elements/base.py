@@ -37,14 +37,35 @@ DISPLACEMENT_UNIT = {"electrical": "V*s", "translational": "m", "rotational": "r
                      "hydraulic": "Pa*s"}
 
 
+FRAME_VARS = ("vx", "vy", "vz", "wx", "wy", "wz", "x", "y", "z", "q0", "q1", "q2", "q3")
+FRAME_NODES = FRAME_VARS[:6]      # a frame's potentials (its flow rows); the rest are states
+
+
 @dataclass(frozen=True)
 class Port:
-    """A scalar terminal. ``domains`` None = any domain; ports of one element with the
-    same ``group`` must be in the same domain (R's a and b; transformer a,b vs c,d)."""
+    """A terminal. ``domains`` None = any domain; ports of one element with the same
+    ``group`` must be in the same domain (R's a and b; transformer a,b vs c,d). A port
+    alone in its group returns its flow to ground (mass, inertia, body).
+
+    ``frame=True``: the port is a 3D frame (a body, or ``0`` the fixed ground frame). It
+    gives the element 13 local variables (FRAME_VARS: velocity, angular velocity,
+    position, quaternion of the body, global components) and 13 local rows: the flows
+    into the element at the body's six nodes (minus the force and torque it applies),
+    then contributions to the body's 7 kinematic equations (zero except for stabilised
+    position constraints, which add Gᵀμ there)."""
     name: str
     domains: tuple | None = None
     group: str = "a"
     description: str = ""
+    frame: bool = False
+
+    @property
+    def nvars(self) -> int:
+        return len(FRAME_VARS) if self.frame else 1
+
+    @property
+    def nrows(self) -> int:
+        return len(FRAME_VARS) if self.frame else 1
 
 
 @dataclass(frozen=True)
@@ -54,6 +75,7 @@ class Param:
     ``unit``: the SI unit (str, '1' = dimensionless) or a dict domain -> SI unit for
     elements whose meaning depends on the domain they are connected in.
     ``kind``: 'real' (number or expression), 'time' (may also be a time function),
+    'timevector' (``size`` components, each may be a time function),
     'choice' (an identifier from ``choices``), 'vector' (``size`` components),
     'expr' (kept as an expression tree; behavioural sources).
     ``positive``/``nonnegative``: bounds checked at elaboration.
@@ -89,6 +111,9 @@ class State:
     differential: bool = True
     description: str = ""
     init_param: str | None = None
+    # 2 for the multiplier of a velocity- or position-level constraint (a joint force):
+    # it stays out of the local error test and of the Newton convergence test.
+    index: int = 1
 
 
 @dataclass(frozen=True)
@@ -131,6 +156,11 @@ class ElementType:
     # Topology roles for the structural checks (language.md §7).
     is_flow_source: ClassVar[bool] = False       # imposes its flow (I)
     is_potential_source: ClassVar[bool] = False  # imposes p_a − p_b (V)
+    # The element owns its ports' nodes, named <element>.<port> (a body's B.vx ... B.wz);
+    # it is written without ports and other elements may use it as a frame.
+    implicit_ports: ClassVar[bool] = False
+    # The elaborator sets the vector parameter ``g`` from ``.gravity`` (unless written).
+    uses_gravity: ClassVar[bool] = False
 
     # --- structure -------------------------------------------------------------------
     @classmethod
@@ -145,11 +175,11 @@ class ElementType:
 
     @classmethod
     def nvars(cls, n_extra: int = 0) -> int:
-        return len(cls.ports) + len(cls.states) + n_extra
+        return sum(p.nvars for p in cls.ports) + len(cls.states) + n_extra
 
     @classmethod
     def nrows(cls) -> int:
-        return len(cls.ports) + len(cls.states)
+        return sum(p.nrows for p in cls.ports) + len(cls.states)
 
     @classmethod
     def local_pattern(cls, n_extra: int = 0, group=None) -> np.ndarray:
@@ -166,6 +196,18 @@ class ElementType:
     @classmethod
     def check(cls, inst: ElementInstance) -> None:
         """Raise ModelError for parameter combinations the element cannot accept."""
+
+    @classmethod
+    def link(cls, inst: ElementInstance, frames: dict) -> None:
+        """After conversion: derive parameters from other elements. ``frames`` maps a
+        frame name to the initial state of that body ({'x': .., 'q0': .., ...}; ground
+        '0' included). Joints compute their local attachment points here."""
+
+    @classmethod
+    def initial_state(cls, inst: ElementInstance) -> dict:
+        """Initial values of the element's own ports' potentials and states, by name
+        (a body's pose and velocities). Default: none."""
+        return {}
 
     @classmethod
     def initial_potentials(cls, inst: ElementInstance) -> list:
@@ -197,9 +239,24 @@ class ElementType:
                 out[par.name] = par.choices[0]
             elif par.kind == "vector":
                 out[par.name] = rng.uniform(0.5, 2.0, par.size)
+            elif par.kind == "timevector":
+                out[par.name] = list(rng.uniform(0.5, 2.0, par.size))
             elif par.kind in ("real", "time"):
                 out[par.name] = float(rng.uniform(0.5, 2.0))
         return out
+
+    @classmethod
+    def initialisation_params(cls, p):
+        """Parameters to use while computing consistent initial values, or None to use
+        ``p`` itself. Position- or velocity-level constraints switch to their
+        acceleration-level (index 1) form here, so that the multipliers are determined."""
+        return None
+
+    @classmethod
+    def sample_variants(cls) -> list:
+        """Parameter overrides giving each structurally different variant of the type
+        (joint models), so that the contract tests check every one."""
+        return [{}]
 
     @classmethod
     def residual(cls, t: float, x: np.ndarray, xp: np.ndarray, p) -> np.ndarray:

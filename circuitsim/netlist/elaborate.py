@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..elements import element_types, lookup
-from ..elements.base import REQUIRED, ElementInstance
+from ..elements.base import FRAME_VARS, REQUIRED, ElementInstance
 from ..errors import Loc, ModelError, NetlistError, did_you_mean
 from . import ast, expressions, topology, values
 from .circuit import Circuit, Node, Tran
@@ -147,19 +149,26 @@ class Elaborator:
         return out
 
     def _primitive(self, st, etype, full, prefix, portmap, scope) -> None:
-        nports = len(etype.ports)
+        nports = 0 if etype.implicit_ports else len(etype.ports)
         if len(st.positional) < nports:
             raise NetlistError(
                 f"{etype.keyword} {full} needs {nports} port(s) "
                 f"({' '.join(p.name for p in etype.ports)}), got {len(st.positional)}",
                 st.name_loc)
-        nodes = [self._node(v, prefix, portmap) for v in st.positional[:nports]]
+        if etype.implicit_ports:       # a body: its nodes are <name>.vx ... <name>.wz
+            nodes = [f"{full}.{p.name}" for p in etype.ports]
+        else:
+            nodes = [self._node(v, prefix, portmap) for v in st.positional[:nports]]
         extra = st.positional[nports:]
         declared = {p.name: p for p in etype.params}
         assigns: dict = {}
         locs: dict = {}
         if extra:
             keyed = {self._param_name(a.key, declared, etype, full, a.loc) for a in st.params}
+            if etype.implicit_ports:
+                raise NetlistError(
+                    f"{etype.keyword} {full} takes no ports (its nodes are "
+                    f"{', '.join(nodes)}); parameters are written key=value", extra[0].loc)
             if (len(extra) > 1 or etype.positional_param is None
                     or etype.positional_param in keyed or isinstance(extra[0], ast.Ident)):
                 raise NetlistError(
@@ -229,9 +238,11 @@ class Elaborator:
     def convert(self, pending: list, domains: dict) -> list:
         out = []
         for el in pending:
-            dom = next((domains[n][0] for n in el.nodes if n != topology.GROUND), None)
-            allowed = next((domains[n][1] for n in el.nodes if n != topology.GROUND), None)
-            port_domains = [domains[n][0] if n != topology.GROUND else None for n in el.nodes]
+            scalar = [n for p, n in topology.scalar_ports(el) if n != topology.GROUND]
+            dom = next((domains[n][0] for n in scalar), None)
+            allowed = next((domains[n][1] for n in scalar), None)
+            port_domains = [domains[n][0] if n in domains and not p.frame else None
+                            for p, n in zip(el.type.ports, el.nodes)]
             inst = ElementInstance(el.type, el.name, el.nodes, {}, el.loc, el.param_locs,
                                    port_domains)
             for par in el.type.params:
@@ -269,6 +280,8 @@ class Elaborator:
             try:
                 if par.kind == "vector":
                     results.append(values.to_vector(value, scope, unit, par.size, what))
+                elif par.kind == "timevector":
+                    results.append(values.to_time_vector(value, scope, unit, par.size, what))
                 elif par.kind == "time":
                     results.append(values.to_time_value(value, scope, unit, what))
                 else:
@@ -284,6 +297,8 @@ class Elaborator:
     def _candidate_units(par, dom, allowed) -> list:
         if isinstance(par.unit, str) or par.unit is None:
             return [par.unit]
+        if isinstance(par.unit, (list, tuple)):       # one unit per vector component
+            return [list(par.unit)]
         first = [par.unit[dom]] if dom in par.unit else []
         if first and allowed is not None:
             return first
@@ -322,8 +337,9 @@ class Elaborator:
         topology.check_potential_loops(pending)
         first_use: dict = {}
         nodes: dict = {}
+        self._check_frames(pending)
         for el in pending:
-            for port, node in zip(el.type.ports, el.nodes):
+            for port, node in topology.scalar_ports(el):
                 if node == topology.GROUND:
                     continue
                 first_use.setdefault(node, el.loc)
@@ -334,7 +350,36 @@ class Elaborator:
         circuit = Circuit(title="", elements=elements, nodes=nodes, tran=Tran(),
                           params=dict(self._global), warnings=warnings, source=self.source)
         self._directives(circuit)
+        self._link(circuit)
         return circuit
+
+    @staticmethod
+    def _check_frames(pending: list) -> None:
+        """Every frame port names a body (an element owning its nodes) or ground 0."""
+        bodies = {el.name for el in pending if el.type.implicit_ports}
+        for el in pending:
+            for port, node in zip(el.type.ports, el.nodes):
+                if port.frame and node != topology.GROUND and node not in bodies:
+                    raise NetlistError(
+                        f"{el.type.keyword} {el.name}: frame '{node}' (port {port.name}) is "
+                        f"not a body; frames are bodies or 0 (ground)", el.loc,
+                        did_you_mean(node, bodies))
+
+    @staticmethod
+    def _link(c: Circuit) -> None:
+        """Gravity to every body, then the elements' link hooks (joints find their
+        attachment points from the bodies' initial poses)."""
+        for inst in c.elements:
+            if inst.type.uses_gravity and "g" not in inst.explicit and c.gravity:
+                inst.params["g"] = np.array(c.gravity, dtype=float)
+        frames = {topology.GROUND: {name: (1.0 if name == "q0" else 0.0)
+                                    for name in FRAME_VARS}}
+        for inst in c.elements:
+            if inst.type.implicit_ports:
+                frames[inst.name] = {**inst.type.initial_state(inst),
+                                     "m": inst.params.get("m")}
+        for inst in c.elements:
+            inst.type.link(inst, frames)
 
     def _directives(self, c: Circuit) -> None:
         seen_tran = None

@@ -8,11 +8,12 @@ its ``file:line:col``. Lark's exceptions become NetlistError in one place,
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from importlib import resources
 from typing import Callable
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
                              UnexpectedToken, VisitError)
 
@@ -27,10 +28,50 @@ _BLANK_OR_COMMENT = re.compile(r"^[ \t]*(?:[*;].*)?$")
 
 
 @lru_cache(maxsize=1)
+def _grammar() -> str:
+    return resources.files(__package__).joinpath("grammar.lark").read_text("utf-8")
+
+
+@lru_cache(maxsize=1)
 def _lark() -> Lark:
-    grammar = resources.files(__package__).joinpath("grammar.lark").read_text("utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", start=["netlist", "expression"],
+    """The tree-building parser: expressions, and the exact wording of every error."""
+    return Lark(_grammar(), parser="lalr", lexer="contextual", start=["netlist", "expression"],
                 propagate_positions=True, maybe_placeholders=False)
+
+
+# The fast route: the builder runs inside the LALR parser as each rule is reduced, so no
+# parse tree is built. Lark binds its callbacks when it is constructed, so one builder
+# serves every parse; its locate/src are set for the parse that holds _FAST_LOCK.
+_FAST_BUILDER = None
+_FAST_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _fast_lark() -> Lark:
+    global _FAST_BUILDER
+    _FAST_BUILDER = _FastBuilder(None, "")
+    return Lark(_grammar(), parser="lalr", lexer="contextual", start="netlist",
+                transformer=_FAST_BUILDER, maybe_placeholders=False)
+
+
+def _parse_fast(src: str, locate: Locate) -> list | None:
+    """The statements of ``src``, or None if the fast route cannot give them: it is busy
+    (another thread), or the text has an error, which the tree route then reports, so
+    that the error is exactly the one the tree route finds (it checks all the syntax
+    before building anything)."""
+    if not _FAST_LOCK.acquire(blocking=False):
+        return None
+    try:
+        lark = _fast_lark()
+        _FAST_BUILDER.locate, _FAST_BUILDER.src = locate, src
+        try:
+            return lark.parse(src)
+        except Exception:        # noqa: BLE001 - the tree route raises the right error
+            return None
+    finally:
+        if _FAST_BUILDER is not None:
+            _FAST_BUILDER.locate, _FAST_BUILDER.src = None, ""
+        _FAST_LOCK.release()
 
 
 def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
@@ -41,17 +82,21 @@ def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
         text = text[:end.start()]
     lines = text.split("\n")
 
+    last = len(lines)
+
     def locate(line: int, col: int) -> Loc:   # the text is parsed after one extra '\n'
-        line = min(max(line - 1, 1), len(lines))
+        line = 1 if line <= 2 else last if line > last else line - 1
         return Loc(filename, line, col, lines[line - 1])
 
     _check_first_line(lines, filename)
     src = "\n" + text + "\n"
-    try:
-        tree = _lark().parse(src, start="netlist")
-        statements = _Builder(locate, src).transform(tree)
-    except (UnexpectedInput, VisitError) as exc:
-        raise _syntax_error(exc, locate) from None
+    statements = _parse_fast(src, locate)
+    if statements is None:
+        try:
+            tree = _lark().parse(src, start="netlist")
+            statements = _Builder(locate, src).transform(tree)
+        except (UnexpectedInput, VisitError) as exc:
+            raise _syntax_error(exc, locate) from None
     return ast.NetlistFile(filename, _gather_subckts(statements))
 
 
@@ -95,14 +140,14 @@ class _Builder(ExprBuilder, Transformer):
     def _loc(self, tok) -> Loc:
         return self.locate(tok.line, tok.column)
 
-    def _value(self, item) -> ast.Value:
+    def _as_value(self, item) -> ast.Value:
         if not isinstance(item, Token):
             return item
-        loc, text = self._loc(item), str(item)
-        if item.type == "NUMBER":
+        loc, text, kind = self.locate(item.line, item.column), str(item), item.type
+        if kind == "NUMBER":
             mantissa, suffix = split_number(text)
             return ast.Number(loc, text, mantissa, suffix)
-        if item.type == "STRING":
+        if kind == "STRING":
             return ast.String(loc, text, text[1:-1])
         return ast.Ident(loc, text, text)
 
@@ -110,15 +155,17 @@ class _Builder(ExprBuilder, Transformer):
         """Items of a statement -> (positional values, assigns, the 'params:' token)."""
         positional, params, marker = [], [], None
         for item in items:
-            if isinstance(item, ast.Assign):
+            if isinstance(item, Token):
+                if item.type == "PARAMS":
+                    marker = item
+                    continue
+            elif isinstance(item, ast.Assign):
                 params.append(item)
-            elif isinstance(item, Token) and item.type == "PARAMS":
-                marker = item
-            else:
-                if marker is not None:
-                    raise NetlistError("after 'params:' only key=value pairs may follow",
-                                       self._value(item).loc)
-                positional.append(self._value(item))
+                continue
+            if marker is not None:
+                raise NetlistError("after 'params:' only key=value pairs may follow",
+                                   self._as_value(item).loc)
+            positional.append(self._as_value(item))
         return positional, params, marker
 
     def netlist(self, children):
@@ -149,25 +196,29 @@ class _Builder(ExprBuilder, Transformer):
 
     def assign(self, children):
         key, value = children
-        return ast.Assign(str(key), self._value(value), self._loc(key))
+        return ast.Assign(str(key), self._as_value(value), self._loc(key))
 
-    @v_args(meta=True)
-    def vector(self, meta, children):
-        return ast.Vector(self.locate(meta.line, meta.column), self._text(meta),
-                          [self._value(c) for c in children])
+    # vector, call and brace keep their bracket tokens: the text runs from the first
+    # to the end of the last.
+    def vector(self, children):
+        first, last = children[0], children[-1]
+        return ast.Vector(self._loc(first), self.src[first.start_pos:last.end_pos],
+                          [self._as_value(c) for c in children[1:-1]])
 
-    @v_args(meta=True)
-    def call(self, meta, children):
-        name = str(children[0])[:-1]
-        return ast.Call(self.locate(meta.line, meta.column), self._text(meta), name,
-                        [self._value(c) for c in children[1:]])
+    def call(self, children):
+        first, last = children[0], children[-1]
+        return ast.Call(self._loc(first), self.src[first.start_pos:last.end_pos],
+                        str(first)[:-1], [self._as_value(c) for c in children[1:-1]])
 
-    @v_args(meta=True)
-    def brace(self, meta, children):
-        return ast.Expr(self.locate(meta.line, meta.column), self._text(meta), children[0])
+    def brace(self, children):
+        first, last = children[0], children[-1]
+        return ast.Expr(self._loc(first), self.src[first.start_pos:last.end_pos], children[1])
 
-    def _text(self, meta) -> str:
-        return self.src[meta.start_pos:meta.end_pos]
+
+class _FastBuilder(_Builder):
+    # Without a __default__, Lark builds the trees of the rules the builder has no
+    # method for (lists of items, inlined into their statement) directly.
+    __default__ = None
 
 
 # --- .subckt ... .ends --------------------------------------------------------------------

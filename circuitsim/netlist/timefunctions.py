@@ -363,3 +363,21 @@ def _kernel_eval(kernel, params):
 def _pwl_eval(f: Pwl):
     times, values = f.times, f.values
     return lambda t: np.interp(t, times, values)
+
+
+class TimeVectorArray:
+    """N vectors whose components are time functions: ``tva(t)`` -> (N, size).
+
+    ``vectors``: N sequences of ``size`` entries, each a TimeFunction or a number."""
+
+    def __init__(self, vectors, size: int = 3):
+        self.components = [TimeFunctionArray([v[j] for v in vectors]) for j in range(size)]
+
+    def __call__(self, t: float) -> np.ndarray:
+        return np.stack([c(t) for c in self.components], axis=-1)
+
+    def time_scale(self) -> float:
+        return min(c.time_scale() for c in self.components)
+
+    def breakpoints(self, horizon: float = math.inf) -> np.ndarray:
+        return np.unique(np.concatenate([c.breakpoints(horizon) for c in self.components]))

@@ -22,11 +22,11 @@ def infer_domains(pending: list) -> dict:
     """
     uf = nx.utils.UnionFind()
     for el in pending:
-        for node in el.nodes:
+        for port, node in scalar_ports(el):
             if node != GROUND:
                 uf[node]
         by_group: dict = {}
-        for port, node in zip(el.type.ports, el.nodes):
+        for port, node in scalar_ports(el):
             if node != GROUND:
                 by_group.setdefault(port.group, []).append(node)
         for nodes in by_group.values():
@@ -34,7 +34,7 @@ def infer_domains(pending: list) -> dict:
 
     allowed: dict = {}      # root -> (set of domains, the element that last narrowed it)
     for el in pending:
-        for port, node in zip(el.type.ports, el.nodes):
+        for port, node in scalar_ports(el):
             if node == GROUND or port.domains is None:
                 continue
             root = uf[node]
@@ -63,21 +63,26 @@ def infer_domains(pending: list) -> dict:
     return result
 
 
+def scalar_ports(el):
+    """(port, node) pairs of an element's scalar ports (frame ports name bodies)."""
+    return [(p, n) for p, n in zip(el.type.ports, el.nodes) if not p.frame]
+
+
 def _connection_graph(pending: list, skip=lambda el: False) -> nx.Graph:
-    """Nodes joined by elements: ports of one group are joined to each other; a
-    one-port element (mass, inertia) joins its node to ground."""
+    """Nodes joined by elements: ports of one group are joined to each other; a port
+    alone in its group (mass, inertia, a body's nodes) joins its node to ground."""
     g = nx.Graph()
     g.add_node(GROUND)
     for el in pending:
-        for node in el.nodes:
+        for port, node in scalar_ports(el):
             g.add_node(node)
         if skip(el):
             continue
         groups: dict = {}
-        for port, node in zip(el.type.ports, el.nodes):
+        for port, node in scalar_ports(el):
             groups.setdefault(port.group, []).append(node)
         for nodes in groups.values():
-            if len(el.type.ports) == 1:
+            if len(nodes) == 1:
                 nodes = nodes + [GROUND]
             for a, b in zip(nodes, nodes[1:]):
                 g.add_edge(a, b, element=el)
@@ -113,7 +118,9 @@ def check_connectivity(pending: list, first_use: dict) -> list:
     warnings = []
     count: dict = {}
     for el in pending:
-        for port, node in zip(el.type.ports, el.nodes):
+        if el.type.implicit_ports:
+            continue              # a body's own nodes need nothing else attached
+        for port, node in scalar_ports(el):
             if node != GROUND:
                 count.setdefault(node, []).append(f"{el.name}.{port.name}")
     for node, users in count.items():

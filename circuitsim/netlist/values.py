@@ -76,6 +76,14 @@ def to_time_value(value: ast.Value, scope, unit, what: str):
     return to_number(value, scope, unit, what)
 
 
+def to_time_vector(value: ast.Value, scope, unit, size: int, what: str) -> list:
+    """A vector whose components may each be a time function (force F=(0, 0, step(...)))."""
+    if not isinstance(value, ast.Vector) or len(value.items) != size:
+        raise NetlistError(f"{what} expects a vector of {size} values, each a number or a "
+                           f"time function, like (0, 0, step(1, 0, 10))", value.loc)
+    return [to_time_value(item, scope, unit, what) for item in value.items]
+
+
 def to_choice(value: ast.Value, choices: tuple, what: str) -> str:
     text = value.name if isinstance(value, ast.Ident) else value.text
     for choice in choices:

@@ -287,6 +287,15 @@ class _Run:
         self.err_mask = (np.asarray(mask) != 0).astype(float)
         self.n_err = max(1, int(self.err_mask.sum()))
         self.project = getattr(problem, "project", None)
+        # Multipliers of higher-index constraints (joint forces) converge with the
+        # unknowns they constrain; weighing them in the Newton test (their scale is
+        # unknown, often ~0) only makes it fail. The problem may say which to leave out.
+        mask = getattr(problem, "newton_mask", None)
+        self.newton_mask = np.ones(self.n) if mask is None else np.asarray(mask, dtype=float)
+        # Higher-index constraints (positions of joints) give consistent y' and
+        # multipliers only through their differentiated form: a problem may offer that
+        # form for the initial-value computation (problem.py).
+        self.init_problem = getattr(problem, "for_initialisation", None) or problem
         self.check_values = getattr(problem, "check_values", None)
         self.stats = dict(nsteps=0, nres=0, njac=0, nlu=0, nfail_err=0, nfail_conv=0, nniter=0,
                           nrestart=0, max_order_used=0, hmin_used=0.0, hmax_used=0.0)
@@ -345,7 +354,7 @@ class _Run:
         if y0.shape != (self.n,):
             raise ValueError(f"y0 has shape {y0.shape}, expected ({self.n},)")
         y, yp, info = consistent_initial_conditions(
-            self.problem, self.t0, y0, yp0, fixed, self.rtol, self.atol,
+            self.init_problem, self.t0, y0, yp0, fixed, self.rtol, self.atol,
             tscale=self.span, stats=self.stats)
         self.initial = info
         self.out.point(self.t0, y, yp)
@@ -373,7 +382,7 @@ class _Run:
         hist = self.hist
         t = hist.t
         y, yp, info = consistent_initial_conditions(
-            self.problem, np.nextafter(t, np.inf), hist.D[0].copy(), yp_left, None,
+            self.init_problem, np.nextafter(t, np.inf), hist.D[0].copy(), yp_left, None,
             self.rtol, self.atol, tscale=self.t_end - t, stats=self.stats)
         if info["moved"]:
             self.moved_at_restarts.append((t, info["moved"]))
@@ -415,7 +424,8 @@ class _Run:
             t_eval = np.nextafter(t_new, -np.inf) if at_stop and t_new < self.t_end else t_new
             ewt = self._ewt(hist.D[0])
             y_pred, yp_pred = hist.predict()
-            result = self.newton.correct(t_eval, y_pred, yp_pred, GAMMA[k] / h, ewt)
+            result = self.newton.correct(t_eval, y_pred, yp_pred, GAMMA[k] / h,
+                                         ewt * self.newton_mask)
             if not result.converged:
                 self.stats["nfail_conv"] += 1
                 fails_conv += 1

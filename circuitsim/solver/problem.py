@@ -30,6 +30,12 @@ class DAEProblem(Protocol):
 #                            (default: ``id``, i.e. algebraic unknowns excluded).
 #   project(t, y) -> y       called after each accepted step; returns a corrected y
 #                            (e.g. quaternions renormalised). None to skip.
+#   newton_mask: np.ndarray  1.0 for unknowns in the Newton convergence test, 0.0 for
+#                            multipliers of index-2 constraints (default: all 1).
+#   for_initialisation: DAEProblem
+#                            the same unknowns with constraints in differentiated form
+#                            (index 1), used to compute consistent (y, y') at the start
+#                            and at restarts.
 #   check_values(y) -> str | None
 #                            a message when y is outside the model's domain (the step is
 #                            then rejected and retried smaller).

@@ -1,0 +1,242 @@
+"""body — a free rigid body in 3D, its orientation a unit quaternion (physics.md §3).
+
+Ports
+    None written: a body B owns six nodes, global components — B.vx B.vy B.vz
+    (translational, m/s: velocity of the centre of mass) and B.wx B.wy B.wz (rotational,
+    rad/s: angular velocity). Forces, torques and joints attach to B as a frame.
+Parameters
+    m (kg); J = (Jx, Jy, Jz) central principal moments and Jp = (Jxy, Jxz, Jyz) the
+    off-diagonal entries of the inertia tensor, body frame (kg·m²):
+    Jc = [[Jx, Jxy, Jxz], [Jxy, Jy, Jyz], [Jxz, Jyz, Jz]] (must be positive definite).
+    pos, v, w: initial centre of mass (m), velocity (m/s), angular velocity (rad/s, global).
+    Orientation, at most one of (default: local axes = global axes):
+      q = (q0, q1, q2, q3)      quaternion, local → global, normalised on input;
+      rot = (ux, uy, uz, angle) rotation by angle (rad, ``90deg`` works) about axis u;
+      euler = (phi, theta, psi) z-y-x intrinsic (yaw psi about z, then pitch theta about
+                                the new y, then roll phi about the newest x):
+                                A = Rz(psi)·Ry(theta)·Rx(phi).
+    gyro: 1 (default) keeps the gyroscopic term ω × (Jω); 0 drops it (paper 001's model).
+    g: gravity (m/s²), set from ``.gravity`` unless written.
+Internal variables
+    x, y, z (m): centre of mass; q0, q1, q2, q3: unit quaternion, local → global.
+Equations (flows into the body at its nodes, physics.md §1 and §3)
+    A = A(q) the direction-cosine matrix of physics.md §3, J = A·Jc·Aᵀ (global)
+    (1) rows vx, vy, vz:  m·dV/dt − m·g                  (gravity: an applied force m·g)
+    (2) rows wx, wy, wz:  J·dω/dt + gyro·ω × (J·ω)
+    (3) rows x, y, z:     dr/dt − V
+    (4) rows q0..q3:      dq/dt − ½·q ⊗ (0, ω_l),  ω_l = Aᵀ·ω  (body-frame angular velocity)
+    |q| = 1 is kept by projection: after each accepted step the solver calls
+    ``Body.project``, which rescales q to unit length (the sign of q is kept).
+Outputs
+    T = ½·m·|V|² + ½·ωᵀJω (J), kinetic energy; Hx, Hy, Hz = J·ω (N·m·s), angular momentum
+    about the centre of mass, global components.
+Example
+    ``body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0) rot=(0, 1, 0, 90deg)``
+"""
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..errors import ModelError
+from . import quaternion as quat
+from .base import ElementType, Output, Param, Port, State
+from .frames import Q, R, V, W, skew
+
+ZERO3 = (0.0, 0.0, 0.0)
+ORIENTATIONS = ("q", "rot", "euler")
+
+
+def _inertia(J, Jp) -> np.ndarray:
+    """Jc (…,3,3) from the principal moments (…,3) and products (Jxy, Jxz, Jyz) (…,3)."""
+    J, Jp = np.asarray(J, dtype=float), np.asarray(Jp, dtype=float)
+    Jc = np.zeros(J.shape[:-1] + (3, 3))
+    Jc[..., [0, 1, 2], [0, 1, 2]] = J
+    for k, (i, j) in enumerate(((0, 1), (0, 2), (1, 2))):
+        Jc[..., i, j] = Jc[..., j, i] = Jp[..., k]
+    return Jc
+
+
+def _pattern() -> np.ndarray:
+    """Union of the structures of dF/dx and dF/dx' (rows and columns in local order)."""
+    P = np.zeros((13, 13), dtype=bool)
+    eye = np.eye(3, dtype=bool)
+    P[V, V] = eye                    # (1) m·V'
+    P[W, W] = P[W, Q] = True         # (2) J(q)·ω' + ω × (J(q)·ω)
+    P[R, V] = P[R, R] = eye          # (3) r' − V
+    P[Q, W] = P[Q, Q] = True         # (4) q' − ½ L(q)·A(q)ᵀ·ω
+    return P
+
+
+class Body(ElementType):
+    keyword = "body"
+    description = "free rigid body (6 nodes: velocity and angular velocity; quaternion pose)"
+    ports = tuple(Port(n, ("translational",), group=n, description=f"{n} of the centre of mass")
+                  for n in ("vx", "vy", "vz")) + tuple(
+            Port(n, ("rotational",), group=n, description=f"angular velocity {n}")
+            for n in ("wx", "wy", "wz"))
+    implicit_ports = True
+    uses_gravity = True
+    params = (
+        Param("m", "kg", description="mass", positive=True),
+        Param("J", "kg*m^2", description="central principal moments (Jx, Jy, Jz), body frame",
+              kind="vector", size=3),
+        Param("Jp", "kg*m^2", default=ZERO3, description="products of inertia (Jxy, Jxz, Jyz): "
+              "off-diagonal entries of the inertia tensor, body frame", kind="vector", size=3),
+        Param("pos", "m", default=ZERO3, description="initial centre of mass (x, y, z)",
+              kind="vector", size=3),
+        Param("v", "m/s", default=ZERO3, description="initial velocity (vx, vy, vz), global",
+              kind="vector", size=3),
+        Param("w", "rad/s", default=ZERO3, description="initial angular velocity "
+              "(wx, wy, wz), global", kind="vector", size=3),
+        Param("q", "1", default=None, description="initial orientation quaternion (q0, q1, "
+              "q2, q3), local → global, normalised (default (1, 0, 0, 0))",
+              kind="vector", size=4),
+        Param("rot", ["1", "1", "1", "rad"], default=None, description="initial orientation "
+              "as (ux, uy, uz, angle): rotation by angle about axis u", kind="vector", size=4),
+        Param("euler", "rad", default=None, description="initial orientation as z-y-x "
+              "intrinsic angles (phi, theta, psi): A = Rz(psi)·Ry(theta)·Rx(phi)",
+              kind="vector", size=3),
+        Param("gyro", "1", default=1.0, description="1: include the gyroscopic term "
+              "ω × (Jω); 0: omit it (paper 001's simplified model)"),
+        Param("g", "m/s^2", default=ZERO3, description="gravity (gx, gy, gz), set by "
+              "`.gravity`", kind="vector", size=3),
+    )
+    states = (tuple(State(n, "m", True, f"centre of mass {n}") for n in "xyz")
+              + tuple(State(f"q{i}", "1", True, f"orientation quaternion q{i}")
+                      for i in range(4)))
+    outputs = (Output("T", "J", "kinetic energy ½m|V|² + ½ωᵀJω"),
+               *(Output(f"H{a}", "N*m*s", f"angular momentum about the centre of mass, {a}")
+                 for a in "xyz"))
+    differential_vars = tuple(range(13))
+    pattern = _pattern()
+
+    # --- set-up ------------------------------------------------------------------------
+    @classmethod
+    def check(cls, inst):
+        prm = inst.params
+
+        def fail(msg, name):
+            raise ModelError(f"body {inst.name}: {msg}", inst.param_locs.get(name, inst.loc))
+
+        given = [k for k in ORIENTATIONS if prm.get(k) is not None]
+        if len(given) > 1:
+            fail(f"give at most one orientation, got {' and '.join(given)}", given[1])
+        if prm.get("q") is not None and not np.linalg.norm(prm["q"]) > 0:
+            fail("q must not be zero", "q")
+        if prm.get("rot") is not None and not np.linalg.norm(prm["rot"][:3]) > 0:
+            fail("the rotation axis (ux, uy, uz) must not be zero", "rot")
+        if not np.all(np.asarray(prm["J"]) > 0):
+            fail(f"the principal moments J must be positive, got {tuple(prm['J'])}", "J")
+        if not np.all(np.linalg.eigvalsh(_inertia(prm["J"], cls._get(prm, "Jp"))) > 0):
+            fail("the inertia tensor (J, Jp) is not positive definite", "Jp")
+
+    @staticmethod
+    def _get(prm: dict, name: str):
+        """A parameter's value, or its declared default when absent."""
+        value = prm.get(name)
+        if value is None:
+            value = next(p.default for p in Body.params if p.name == name)
+        return value
+
+    @classmethod
+    def orientation(cls, prm: dict) -> np.ndarray:
+        """The initial unit quaternion from q, rot or euler (identity if none)."""
+        if prm.get("q") is not None:
+            return quat.normalise(prm["q"])
+        if prm.get("rot") is not None:
+            return quat.from_axis_angle(prm["rot"][:3], prm["rot"][3])
+        if prm.get("euler") is not None:
+            return quat.from_euler(*prm["euler"])
+        return np.array([1.0, 0.0, 0.0, 0.0])
+
+    @classmethod
+    def initial_state(cls, inst):
+        prm = inst.params
+        values = np.concatenate([cls._get(prm, "v"), cls._get(prm, "w"), cls._get(prm, "pos"),
+                                 cls.orientation(prm)])
+        return {name: float(v) for name, v in zip(cls.variable_names(), values)}
+
+    @classmethod
+    def variable_names(cls) -> tuple:
+        """The 13 local variables in order: vx vy vz wx wy wz x y z q0 q1 q2 q3."""
+        return tuple(p.name for p in cls.ports) + tuple(s.name for s in cls.states)
+
+    @classmethod
+    def project(cls, xs: np.ndarray) -> np.ndarray:
+        """States (N,7) = [x, y, z, q0..q3] with q rescaled to |q| = 1 (sign kept)."""
+        out = np.array(xs, dtype=float)
+        out[:, 3:] = quat.normalise(out[:, 3:])
+        return out
+
+    @classmethod
+    def prepare(cls, instances):
+        def stack(name):
+            return np.array([np.asarray(cls._get(i.params, name), dtype=float)
+                             for i in instances])
+        return SimpleNamespace(m=stack("m"), Jc=_inertia(stack("J"), stack("Jp")),
+                               gyro=stack("gyro"), g=stack("g"))
+
+    @classmethod
+    def sample_params(cls, rng):
+        return {"m": float(rng.uniform(0.5, 2.0)), "J": rng.uniform(0.5, 2.0, 3),
+                "Jp": rng.uniform(-0.1, 0.1, 3), "pos": rng.uniform(-1, 1, 3),
+                "v": rng.uniform(-1, 1, 3), "w": rng.uniform(-1, 1, 3),
+                "q": quat.normalise(rng.normal(size=4)), "gyro": 1.0,
+                "g": rng.uniform(-10, 10, 3)}
+
+    # --- kernels -----------------------------------------------------------------------
+    @classmethod
+    def residual(cls, t, x, xp, p):
+        w, q = x[:, W], x[:, Q]
+        A = quat.dcm(q)
+        J = A @ p.Jc @ np.swapaxes(A, -1, -2)                          # J = A·Jc·Aᵀ
+        w_l = np.einsum("nji,nj->ni", A, w)                             # ω_l = Aᵀω
+        F = np.empty((x.shape[0], 13))
+        F[:, V] = p.m[:, None] * (xp[:, V] - p.g)                       # (1)
+        F[:, W] = (np.einsum("nij,nj->ni", J, xp[:, W])                 # (2)
+                   + p.gyro[:, None] * np.cross(w, np.einsum("nij,nj->ni", J, w)))
+        F[:, R] = xp[:, R] - x[:, V]                                    # (3)
+        F[:, Q] = xp[:, Q] - 0.5 * np.einsum("nij,nj->ni", quat.omega_matrix(q), w_l)  # (4)
+        return F
+
+    @classmethod
+    def jacobian(cls, t, x, xp, p):
+        n = x.shape[0]
+        w, wp, q = x[:, W], xp[:, W], x[:, Q]
+        gyro = p.gyro[:, None, None]
+        A, dA = quat.dcm(q), quat.dcm_dq(q)                             # dA: (N,3,3,4)
+        JcAt = p.Jc @ np.swapaxes(A, -1, -2)
+        J = A @ JcAt
+        # dJ/dq_k = dA_k·Jc·Aᵀ + (dA_k·Jc·Aᵀ)ᵀ   (Jc symmetric)
+        M = np.einsum("nijk,njm->nimk", dA, JcAt)
+        dJ = M + np.swapaxes(M, 1, 2)
+        L = quat.omega_matrix(q)
+        dfdx, dfdxp = np.zeros((n, 13, 13)), np.zeros((n, 13, 13))
+        eye3 = np.eye(3)
+        # (1) m·V' − m·g
+        dfdxp[:, V, V] = p.m[:, None, None] * eye3
+        # (2) J·ω' + γ ω×(Jω):  d/dω' = J;  d/dω = γ(skew(ω)·J − skew(Jω));
+        #     d/dq_k = dJ_k·ω' + γ ω × (dJ_k·ω)
+        dfdxp[:, W, W] = J
+        dfdx[:, W, W] = gyro * (skew(w) @ J - skew(np.einsum("nij,nj->ni", J, w)))
+        dJw = np.einsum("nijk,nj->nik", dJ, w)
+        dfdx[:, W, Q] = (np.einsum("nijk,nj->nik", dJ, wp)
+                         + gyro * np.einsum("nij,njk->nik", skew(w), dJw))
+        # (3) r' − V
+        dfdxp[:, R, R] = eye3
+        dfdx[:, R, V] = -eye3
+        # (4) q' − ½ L(q)·A(q)ᵀ·ω:  d/dω = −½ L·Aᵀ;  d/dq_k = −½ (dL_k·ω_l + L·dA_kᵀ·ω)
+        dfdxp[:, Q, Q] = np.eye(4)
+        dfdx[:, Q, W] = -0.5 * L @ np.swapaxes(A, -1, -2)
+        w_l = np.einsum("nji,nj->ni", A, w)
+        dAtw = np.einsum("njik,nj->nik", dA, w)                         # (dA_kᵀ·ω)_i
+        dfdx[:, Q, Q] = -0.5 * (np.einsum("ijk,nj->nik", quat.OMEGA_MATRIX_DQ, w_l)
+                                + L @ dAtw)
+        return dfdx, dfdxp
+
+    @classmethod
+    def compute_outputs(cls, t, x, xp, p):
+        vel, w, A = x[..., V], x[..., W], quat.dcm(x[..., Q])          # x: (T, N, 13)
+        H = np.einsum("tnij,njk,tnlk,tnl->tni", A, p.Jc, A, w)          # H = A·Jc·Aᵀ·ω
+        T = 0.5 * p.m * np.sum(vel * vel, axis=-1) + 0.5 * np.sum(w * H, axis=-1)
+        return np.concatenate([T[..., None], H], axis=-1)

@@ -1,0 +1,40 @@
+"""Kinematics of frame ports shared by the 3D elements (force, torque, joints).
+
+A frame port gives 13 local variables in FRAME_VARS order: V (3), ω (3), r (3),
+q (4), global components; the ground frame reads zeros and q = (1, 0, 0, 0). A point
+fixed in the frame at local offset ``x_l`` (from the centre of mass) is at
+r + A(q)·x_l and moves with V + ω × (A(q)·x_l).
+"""
+import numpy as np
+
+from . import quaternion
+
+NV = 13                      # local variables of a frame port
+V, W, R, Q = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 13)
+
+
+def skew(a: np.ndarray) -> np.ndarray:
+    """(…,3) -> (…,3,3) with skew(a) @ b = a × b."""
+    s = np.zeros(a.shape + (3,))
+    s[..., 0, 1], s[..., 0, 2] = -a[..., 2], a[..., 1]
+    s[..., 1, 0], s[..., 1, 2] = a[..., 2], -a[..., 0]
+    s[..., 2, 0], s[..., 2, 1] = -a[..., 1], a[..., 0]
+    return s
+
+
+def arm(x: np.ndarray, offset: int, x_local: np.ndarray):
+    """Offset A(q)·x_l of the attachment point from the centre of mass (…,3) and its
+    derivative with respect to q (…,3,4), for the frame whose variables start at
+    ``offset`` in the local vector x."""
+    q = x[..., offset + 9:offset + 13]
+    A = quaternion.dcm(q)
+    r = np.einsum("...ij,...j->...i", A, x_local)
+    dr_dq = np.einsum("...ijk,...j->...ik", quaternion.dcm_dq(q), x_local)
+    return r, dr_dq
+
+
+def local_offset(frame_state: dict, point: np.ndarray) -> np.ndarray:
+    """x_l = A0ᵀ(P − r0): a global point at t = 0 as an offset in the frame."""
+    q = np.array([frame_state[k] for k in ("q0", "q1", "q2", "q3")])
+    r0 = np.array([frame_state[k] for k in ("x", "y", "z")])
+    return quaternion.dcm(q).T @ (np.asarray(point, dtype=float) - r0)

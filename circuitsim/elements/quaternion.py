@@ -1,0 +1,84 @@
+"""Unit-quaternion helpers, vectorized over leading axes (q = (q0, q1, q2, q3), local→global)."""
+import numpy as np
+
+
+def dcm(q: np.ndarray) -> np.ndarray:
+    """Direction-cosine matrix A(q) (…,3,3) of physics.md §3 (local → global)."""
+    q0, q1, q2, q3 = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+    A = np.empty(np.shape(q)[:-1] + (3, 3))
+    A[..., 0, 0] = 2 * (q0 * q0 + q1 * q1) - 1
+    A[..., 0, 1] = 2 * (q1 * q2 - q0 * q3)
+    A[..., 0, 2] = 2 * (q1 * q3 + q0 * q2)
+    A[..., 1, 0] = 2 * (q1 * q2 + q0 * q3)
+    A[..., 1, 1] = 2 * (q0 * q0 + q2 * q2) - 1
+    A[..., 1, 2] = 2 * (q2 * q3 - q0 * q1)
+    A[..., 2, 0] = 2 * (q1 * q3 - q0 * q2)
+    A[..., 2, 1] = 2 * (q2 * q3 + q0 * q1)
+    A[..., 2, 2] = 2 * (q0 * q0 + q3 * q3) - 1
+    return A
+
+
+def dcm_dq(q: np.ndarray) -> np.ndarray:
+    """dA_ij/dq_k (…,3,3,4) of dcm(q) as written (valid off the unit sphere too)."""
+    q0, q1, q2, q3 = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+    D = np.zeros(np.shape(q)[:-1] + (3, 3, 4))
+    D[..., 0, 0, 0], D[..., 0, 0, 1] = 4 * q0, 4 * q1
+    D[..., 0, 1, 1], D[..., 0, 1, 2], D[..., 0, 1, 0], D[..., 0, 1, 3] = 2 * q2, 2 * q1, -2 * q3, -2 * q0
+    D[..., 0, 2, 1], D[..., 0, 2, 3], D[..., 0, 2, 0], D[..., 0, 2, 2] = 2 * q3, 2 * q1, 2 * q2, 2 * q0
+    D[..., 1, 0, 1], D[..., 1, 0, 2], D[..., 1, 0, 0], D[..., 1, 0, 3] = 2 * q2, 2 * q1, 2 * q3, 2 * q0
+    D[..., 1, 1, 0], D[..., 1, 1, 2] = 4 * q0, 4 * q2
+    D[..., 1, 2, 2], D[..., 1, 2, 3], D[..., 1, 2, 0], D[..., 1, 2, 1] = 2 * q3, 2 * q2, -2 * q1, -2 * q0
+    D[..., 2, 0, 1], D[..., 2, 0, 3], D[..., 2, 0, 0], D[..., 2, 0, 2] = 2 * q3, 2 * q1, -2 * q2, -2 * q0
+    D[..., 2, 1, 2], D[..., 2, 1, 3], D[..., 2, 1, 0], D[..., 2, 1, 1] = 2 * q3, 2 * q2, 2 * q1, 2 * q0
+    D[..., 2, 2, 0], D[..., 2, 2, 3] = 4 * q0, 4 * q3
+    return D
+
+
+def normalise(q: np.ndarray) -> np.ndarray:
+    """q / |q| (…,4); the sign is kept (q and −q are the same rotation)."""
+    q = np.asarray(q, dtype=float)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def multiply(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Hamilton product p ⊗ q (…,4); dcm(p ⊗ q) = dcm(p) @ dcm(q)."""
+    p0, pv = np.asarray(p, dtype=float)[..., :1], np.asarray(p, dtype=float)[..., 1:]
+    q0, qv = np.asarray(q, dtype=float)[..., :1], np.asarray(q, dtype=float)[..., 1:]
+    scalar = p0 * q0 - np.sum(pv * qv, axis=-1, keepdims=True)
+    return np.concatenate([scalar, p0 * qv + q0 * pv + np.cross(pv, qv)], axis=-1)
+
+
+def from_axis_angle(axis: np.ndarray, angle) -> np.ndarray:
+    """Unit quaternion (…,4) of a rotation by ``angle`` (rad) about ``axis`` (…,3, any length > 0)."""
+    u = np.asarray(axis, dtype=float)
+    u = u / np.linalg.norm(u, axis=-1, keepdims=True)
+    half = 0.5 * np.asarray(angle, dtype=float)[..., None]
+    return np.concatenate([np.cos(half), np.sin(half) * u], axis=-1)
+
+
+def from_euler(phi, theta, psi) -> np.ndarray:
+    """Unit quaternion of z-y-x intrinsic angles (yaw psi, pitch theta, roll phi; rad):
+    dcm = Rz(psi) @ Ry(theta) @ Rx(phi)."""
+    ex, ey, ez = np.eye(3)
+    return multiply(multiply(from_axis_angle(ez, psi), from_axis_angle(ey, theta)),
+                    from_axis_angle(ex, phi))
+
+
+def omega_matrix(q: np.ndarray) -> np.ndarray:
+    """L(q) (…,4,3) with q ⊗ (0, w) = L(q) @ w (linear in q)."""
+    q0, q1, q2, q3 = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+    L = np.empty(np.shape(q)[:-1] + (4, 3))
+    L[..., 0, :] = np.stack([-q1, -q2, -q3], axis=-1)
+    L[..., 1, :] = np.stack([q0, -q3, q2], axis=-1)
+    L[..., 2, :] = np.stack([q3, q0, -q1], axis=-1)
+    L[..., 3, :] = np.stack([-q2, q1, q0], axis=-1)
+    return L
+
+
+# dL_ij/dq_k (4,3,4): L is linear in q, so its derivative is a constant array.
+OMEGA_MATRIX_DQ = np.stack([omega_matrix(e) for e in np.eye(4)], axis=-1)
+
+
+# A(q) is quadratic in q, so its second derivatives are constant:
+# D2CM[l, i, j, k] = d²A_ij / dq_k dq_l (dcm_dq is linear in q).
+D2CM = np.stack([dcm_dq(np.eye(4)[l]) for l in range(4)])

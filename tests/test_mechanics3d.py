@@ -1,0 +1,101 @@
+"""3D mechanics: bodies, forces, torques and the spherical joint in its three variants,
+against closed forms computed here."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.special import ellipk
+
+import circuitsim
+
+NETLISTS = Path(__file__).resolve().parent.parent / "netlists"
+G = 9.81
+
+
+def crossings(t, v):
+    """Times where v changes sign, by linear interpolation between samples."""
+    i = np.flatnonzero((v[:-1] > 0) != (v[1:] > 0))
+    return t[i] - v[i] * (t[i + 1] - t[i]) / (v[i + 1] - v[i])
+
+
+def pendulum_period():
+    m, L, J = 1.0, 0.5, 0.02
+    L_eq = (J + m * L * L) / (m * L)
+    return 4 * ellipk(np.sin(np.pi / 4) ** 2) * np.sqrt(L_eq / G)   # ellipk takes m = k^2
+
+
+@pytest.mark.parametrize("study,rel", [(None, 1e-6), ("fast", 1e-6), ("soft", 1e-4)])
+def test_compound_pendulum_period(study, rel):
+    net = circuitsim.load(NETLISTS / "pendulum.cir")
+    res = net.simulate(study=study, rtol=1e-9, atol=1e-10, t_end=3.6, tstep=1e-3)
+    tc = crossings(res.t, res["B1.wy"])
+    tc = tc[tc > 0.1]                        # the release itself is a zero of wy
+    period = tc[1] - (tc[0] - (tc[1] - tc[0])) if len(tc) > 1 else np.nan
+    # first crossing at T/2, second at T
+    assert tc[0] == pytest.approx(pendulum_period() / 2, rel=rel)
+    assert tc[1] == pytest.approx(pendulum_period(), rel=rel)
+    assert period == pytest.approx(pendulum_period(), rel=rel)
+
+
+def test_pendulum_joint_force_balances_at_release():
+    """At release (horizontal, at rest) the pivot carries m*g*(1 - m*L^2/J_pivot)."""
+    res = circuitsim.load(NETLISTS / "pendulum.cir").simulate(rtol=1e-9, atol=1e-10,
+                                                                t_end=0.01, tstep=1e-3)
+    m, L, Jp = 1.0, 0.5, 0.27
+    assert res["J1.Fz"][0] == pytest.approx(m * G * (1 - m * L * L / Jp), rel=1e-6)
+    assert res["J1.Fx"][0] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_free_fall_and_torque_free_spin():
+    res = circuitsim.parse("""
+.gravity 0 0 -9.81
+body B m=2 J=(1, 2, 3) pos=(0, 0, 10) v=(1, 0, 0) w=(0, 0, 0.5)
+.tran 1 0.1
+""").simulate(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(res["B.z"], 10 - 0.5 * G * res.t ** 2, atol=1e-8)
+    np.testing.assert_allclose(res["B.x"], res.t, atol=1e-8)
+    # spin about the principal z axis: q = (cos(wt/2), 0, 0, sin(wt/2))
+    np.testing.assert_allclose(res["B.q0"], np.cos(0.25 * res.t), atol=1e-8)
+    np.testing.assert_allclose(res["B.q3"], np.sin(0.25 * res.t), atol=1e-8)
+
+
+def test_force_at_point_gives_torque():
+    """A force (0, F, 0) at (a, 0, 0) on a free body spins it about z: J w' = a F."""
+    res = circuitsim.parse("""
+body B m=1 J=(1, 1, 2)
+force F1 B F=(0, 3, 0) at=(0.5, 0, 0)
+.tran 0.1 0.01
+""").simulate(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(res["B.wz"][:3], 0.5 * 3 / 2 * res.t[:3], rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(res["B.vy"], 3 * res.t, rtol=1e-8, atol=1e-12)
+
+
+def test_torque_on_body():
+    res = circuitsim.parse("""
+body B m=1 J=(1, 4, 2)
+torque T1 B M=(0, step(0.5, 0, 2), 0)
+.tran 1 0.01
+""").simulate(rtol=1e-10, atol=1e-12)
+    expected = np.where(res.t > 0.5, 2 * (res.t - 0.5) / 4, 0.0)
+    np.testing.assert_allclose(res["B.wy"], expected, atol=1e-9)
+
+
+def test_velocity_variant_drifts_position_variant_does_not():
+    net = circuitsim.load(NETLISTS / "pendulum.cir")
+    fast = net.simulate(study="fast", rtol=1e-9, atol=1e-11, t_end=2)
+    exact = net.simulate(rtol=1e-9, atol=1e-11, t_end=2)
+    assert np.max(exact["J1.gap"]) < 1e-8         # the position variant keeps the point
+    assert np.max(fast["J1.gap"]) > 5 * np.max(exact["J1.gap"])   # velocity-level drifts
+    late = fast["J1.gap"][fast.t > 1.0]
+    assert np.max(late) > np.max(fast["J1.gap"][fast.t < 0.5])    # and the drift grows
+
+
+def test_elastic_approaches_position_as_k_grows():
+    net = circuitsim.load(NETLISTS / "pendulum.cir")
+    ref = net.simulate(rtol=1e-9, atol=1e-10, t_end=1.0, tstep=1e-2)
+    errors = []
+    for k in (1e4, 1e5, 1e6):
+        res = net.simulate(study="soft", set={"J1.k": k}, rtol=1e-9, atol=1e-10, t_end=1.0,
+                           tstep=1e-2)
+        errors.append(np.max(np.abs(res["B1.x"] - ref["B1.x"])))
+    assert errors[0] > errors[1] > errors[2]
