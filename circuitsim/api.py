@@ -161,6 +161,22 @@ def _units(system: System, names: list) -> dict:
     return {n: units[n] for n in names if n in units}
 
 
+def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:
+    """What a study comparison needs whatever ``.probe`` keeps: the circuit's stored
+    energy over time, the largest joint gap, and every joint force."""
+    col = {name: i for i, name in enumerate(names)}
+    energy_cols = [col[n] for n in system.energy_names()]
+    gaps = [col[n] for n in names if n.endswith(".gap")]
+    forces = {n: data[:, col[n]] for n in names if n.rsplit(".", 1)[-1] in ("Fx", "Fy", "Fz")}
+    parts = data[:, energy_cols]
+    return {"energy": parts.sum(axis=1) if energy_cols else None,
+            # the energy that moves between stores: the scale of an energy error
+            "energy_scale": float(np.max(np.abs(parts).sum(axis=1))) if energy_cols
+            and len(data) else None,
+            "gap_max": float(np.max(data[:, gaps])) if gaps and len(data) else None,
+            "forces": forces}
+
+
 def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         first_step=None, progress=None, on_output=None, case="") -> Result:
     """Integrate an assembled system and package the Result (partial on failure)."""
@@ -198,6 +214,7 @@ def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=N
     Y = np.asarray(out.y).reshape(len(out.t), system.n)
     YP = np.asarray(out.yp).reshape(len(out.t), system.n)
     data = np.concatenate([Y, system.compute_outputs(np.asarray(out.t), Y, YP)], axis=1)
+    diagnostics = _diagnostics(system, all_names, data)
     if probes:
         cols = [all_names.index(p) for p in probes]
         names, data = probes, data[:, cols]
@@ -208,6 +225,7 @@ def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=N
     result = Result(out.t, names, data, stats, out.status, out.message,
                     _units(system, names), c.title, case)
     result.warnings = [(m, l) for m, l in c.warnings]
+    result.diagnostics = diagnostics
     if out.error is not None:
         out.error.partial = result
         raise out.error

@@ -11,10 +11,12 @@ import time
 from pathlib import Path
 
 from . import api
+from . import studies as studies_mod
 from .errors import EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, NetlistError, SolverError
 
 EXIT_INTERNAL = 70
 PROGRESS_AFTER = 2.0     # seconds before a progress line appears (short runs stay quiet)
+PROGRESS_EVERY = {True: 0.5, False: 10.0}   # seconds between updates: terminal, log file
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,12 +53,17 @@ class _Progress:
     def __init__(self, t_end: float, quiet: bool):
         self.t_end, self.quiet = t_end, quiet
         self.start = time.monotonic()
+        self.last = 0.0
         self.shown = False
 
     def __call__(self, t: float) -> None:
-        if self.quiet or time.monotonic() - self.start < PROGRESS_AFTER:
+        now = time.monotonic()
+        tty = sys.stderr.isatty()
+        if (self.quiet or now - self.start < PROGRESS_AFTER
+                or now - self.last < PROGRESS_EVERY[tty]):
             return
-        end = "\r" if sys.stderr.isatty() else "\n"
+        self.last = now
+        end = "\r" if tty else "\n"
         frac = t / self.t_end if self.t_end else 0.0
         print(f"  t = {t:.6g} s ({100 * frac:5.1f} %)", end=end, file=sys.stderr, flush=True)
         self.shown = True
@@ -72,15 +79,16 @@ def _run(args) -> int:
     if args.all_studies:
         if not net.studies:
             raise NetlistError(f"--all-studies: {args.file} defines no .study")
-        studies = list(net.studies)
+        studies = [None] + list(net.studies)          # the netlist as written comes first
     else:
         studies = [args.study]
-    cases = [(name, study, settings) for study in studies
-             for name, settings in net.cases(study, args.set)]
+    cases = [(name or ("base" if args.all_studies else ""), study, settings)
+             for study in studies for name, settings in net.cases(study, args.set)]
     several = len(cases) > 1
     out_base = Path(args.out) if args.out else None
-    results = {}
+    results, wall = {}, {}
     for name, study, settings in cases:
+        started = time.perf_counter()
         circuit = net.circuit(study, settings)
         for message, loc in circuit.warnings:
             print(f"warning: {loc}: {message}" if loc else f"warning: {message}", file=sys.stderr)
@@ -101,6 +109,7 @@ def _run(args) -> int:
                   file=sys.stderr)
             return EXIT_SOLVER
         progress.done()
+        wall[name] = time.perf_counter() - started
         results[name] = res
         written = ""
         if out_base:
@@ -110,6 +119,13 @@ def _run(args) -> int:
             print(f"{name or stem}: t = 0 .. {res.t[-1]:.6g} s, {len(res)} points, "
                   f"{s.get('nsteps', 0)} steps ({s.get('nfail_err', 0)} rejected), "
                   f"{s.get('njac', 0)} Jacobians, {s.get('nlu', 0)} LU{written}")
+    if args.all_studies:
+        rows = studies_mod.compare(results, wall)
+        target = (out_base.with_name(out_base.stem + "_studies.csv") if out_base
+                  else Path(f"{stem}_studies.csv"))
+        print(f"\nstudy comparison (reference: {next(iter(results))}):")
+        print(studies_mod.table(rows))
+        print(f"comparison -> {studies_mod.write_csv(rows, target)}")
     if args.plot:
         from .plotting import plot
         png = Path(args.plot_file) if args.plot_file else (

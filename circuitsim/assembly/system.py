@@ -295,6 +295,11 @@ class System:
         return y0[:self.n]
 
     # --- derived outputs ----------------------------------------------------------------
+    def energy_names(self) -> list:
+        """Outputs that are stored energies (their sum: the circuit's energy)."""
+        return [f"{inst.name}.{o.name}" for g in self.groups
+                for inst in g.instances for o in g.etype.outputs if o.energy]
+
     def output_names(self) -> list:
         return [f"{inst.name}.{o.name}" for g in self.groups if g.etype.outputs
                 for inst in g.instances for o in g.etype.outputs]

@@ -118,10 +118,13 @@ class State:
 
 @dataclass(frozen=True)
 class Output:
-    """A derived quantity recorded as ``<element>.<name>`` (computed after the run)."""
+    """A derived quantity recorded as ``<element>.<name>`` (computed after the run).
+    ``energy``: a stored energy (kinetic, potential); their sum over the circuit is the
+    energy whose conservation the study comparison reports."""
     name: str
     unit: str | dict = "1"
     description: str = ""
+    energy: bool = False
 
 
 @dataclass

@@ -40,7 +40,7 @@ import numpy as np
 from ..errors import ModelError
 from . import quaternion as quat
 from .base import ElementType, Output, Param, Port, State
-from .frames import Q, R, V, W, skew
+from .frames import Q, R, V, W, cross, skew
 
 ZERO3 = (0.0, 0.0, 0.0)
 ORIENTATIONS = ("q", "rot", "euler")
@@ -104,9 +104,11 @@ class Body(ElementType):
     states = (tuple(State(n, "m", True, f"centre of mass {n}") for n in "xyz")
               + tuple(State(f"q{i}", "1", True, f"orientation quaternion q{i}")
                       for i in range(4)))
-    outputs = (Output("T", "J", "kinetic energy ½m|V|² + ½ωᵀJω"),
+    outputs = (Output("T", "J", "kinetic energy ½m|V|² + ½ωᵀJω", energy=True),
                *(Output(f"H{a}", "N*m*s", f"angular momentum about the centre of mass, {a}")
-                 for a in "xyz"))
+                 for a in "xyz"),
+               Output("U", "J", "potential energy in gravity, −m·g·r (zero at the origin)",
+                      energy=True))
     differential_vars = tuple(range(13))
     pattern = _pattern()
 
@@ -194,7 +196,7 @@ class Body(ElementType):
         F = np.empty((x.shape[0], 13))
         F[:, V] = p.m[:, None] * (xp[:, V] - p.g)                       # (1)
         F[:, W] = (np.einsum("nij,nj->ni", J, xp[:, W])                 # (2)
-                   + p.gyro[:, None] * np.cross(w, np.einsum("nij,nj->ni", J, w)))
+                   + p.gyro[:, None] * cross(w, np.einsum("nij,nj->ni", J, w)))
         F[:, R] = xp[:, R] - x[:, V]                                    # (3)
         F[:, Q] = xp[:, Q] - 0.5 * np.einsum("nij,nj->ni", quat.omega_matrix(q), w_l)  # (4)
         return F
@@ -239,4 +241,5 @@ class Body(ElementType):
         vel, w, A = x[..., V], x[..., W], quat.dcm(x[..., Q])          # x: (T, N, 13)
         H = np.einsum("tnij,njk,tnlk,tnl->tni", A, p.Jc, A, w)          # H = A·Jc·Aᵀ·ω
         T = 0.5 * p.m * np.sum(vel * vel, axis=-1) + 0.5 * np.sum(w * H, axis=-1)
-        return np.concatenate([T[..., None], H], axis=-1)
+        U = -p.m * np.sum(p.g * x[..., R], axis=-1)                      # −m g·r
+        return np.concatenate([T[..., None], H, U[..., None]], axis=-1)

@@ -16,7 +16,7 @@ Example
 import numpy as np
 
 from .base import ElementType, Param, Port
-from .frames import NV, Q, V, W, arm, local_offset, skew
+from .frames import NV, Q, V, W, arm, cross, local_offset, skew
 
 
 class Force(ElementType):
@@ -49,7 +49,7 @@ class Force(ElementType):
         r, _ = arm(x, 0, p.x_local)
         out = np.zeros((x.shape[0], NV))
         out[:, V] = -f                                           # (1)
-        out[:, W] = -np.cross(r, f)                              # (2)
+        out[:, W] = -cross(r, f)                              # (2)
         return out
 
     @classmethod

@@ -4,7 +4,8 @@ import numpy as np
 
 def dcm(q: np.ndarray) -> np.ndarray:
     """Direction-cosine matrix A(q) (…,3,3) of physics.md §3 (local → global)."""
-    q0, q1, q2, q3 = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+    q = np.asarray(q, dtype=float)
+    q0, q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     A = np.empty(np.shape(q)[:-1] + (3, 3))
     A[..., 0, 0] = 2 * (q0 * q0 + q1 * q1) - 1
     A[..., 0, 1] = 2 * (q1 * q2 - q0 * q3)
@@ -20,7 +21,8 @@ def dcm(q: np.ndarray) -> np.ndarray:
 
 def dcm_dq(q: np.ndarray) -> np.ndarray:
     """dA_ij/dq_k (…,3,3,4) of dcm(q) as written (valid off the unit sphere too)."""
-    q0, q1, q2, q3 = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+    q = np.asarray(q, dtype=float)
+    q0, q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     D = np.zeros(np.shape(q)[:-1] + (3, 3, 4))
     D[..., 0, 0, 0], D[..., 0, 0, 1] = 4 * q0, 4 * q1
     D[..., 0, 1, 1], D[..., 0, 1, 2], D[..., 0, 1, 0], D[..., 0, 1, 3] = 2 * q2, 2 * q1, -2 * q3, -2 * q0

@@ -39,7 +39,7 @@ import numpy as np
 
 from . import quaternion
 from .base import ElementType, Output, Param, Port, State
-from .frames import NV, R, V, W, arm, local_offset, skew
+from .frames import NV, R, V, W, arm, cross, local_offset, skew
 
 MODELS = ("velocity", "position", "elastic")
 ACCELERATION = "acceleration"      # (4): the form used while initial values are computed
@@ -120,8 +120,8 @@ class Spherical(ElementType):
         r1, dr1 = arm(x, 0, p.x1)
         r2, dr2 = arm(x, NV, p.x2)
         gap = x[..., R] + r1 - x[..., NV + 6:NV + 9] - r2
-        rel_v = (x[..., V] + np.cross(x[..., W], r1)
-                 - x[..., NV:NV + 3] - np.cross(x[..., NV + 3:NV + 6], r2))
+        rel_v = (x[..., V] + cross(x[..., W], r1)
+                 - x[..., NV:NV + 3] - cross(x[..., NV + 3:NV + 6], r2))
         return r1, dr1, r2, dr2, gap, rel_v
 
     @classmethod
@@ -130,9 +130,9 @@ class Spherical(ElementType):
         F, mu = x[:, F_VAR:F_VAR + 3], x[:, MU_VAR:MU_VAR + 3]
         out = np.zeros((x.shape[0], NROWS))
         out[:, 0:3] = F
-        out[:, 3:6] = np.cross(r1, F)
+        out[:, 3:6] = cross(r1, F)
         out[:, NV:NV + 3] = -F
-        out[:, NV + 3:NV + 6] = -np.cross(r2, F)
+        out[:, NV + 3:NV + 6] = -cross(r2, F)
         if p.model == "position":                                  # (2)
             out[:, F_ROW:F_ROW + 3] = rel_v
             out[:, MU_ROW:MU_ROW + 3] = gap
@@ -205,9 +205,9 @@ class Spherical(ElementType):
     def _relative_acceleration(x, xp, r1, r2):
         """(4) d/dt of rel_v: V1' + ω1'×r1 + ω1×(ω1×r1) − (the same for frame 2)."""
         w1, w2 = x[:, W], x[:, NV + 3:NV + 6]
-        return (xp[:, V] + np.cross(xp[:, W], r1) + np.cross(w1, np.cross(w1, r1))
-                - xp[:, NV:NV + 3] - np.cross(xp[:, NV + 3:NV + 6], r2)
-                - np.cross(w2, np.cross(w2, r2)))
+        return (xp[:, V] + cross(xp[:, W], r1) + cross(w1, cross(w1, r1))
+                - xp[:, NV:NV + 3] - cross(xp[:, NV + 3:NV + 6], r2)
+                - cross(w2, cross(w2, r2)))
 
     @staticmethod
     def _acceleration_jacobian(x, xp, r1, dr1, r2, dr2, J, Jp):

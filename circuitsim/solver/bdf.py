@@ -304,7 +304,7 @@ class _Run:
         algebraic = np.asarray(problem.id) == 0
         if algebraic.any():
             self.out.polish = lambda t, y, yp: self.newton.polish(
-                t, y, yp, algebraic, self._ewt(y))
+                t, y, yp, algebraic, self._ewt(y) * self.newton_mask)
         self.stops = self._stop_points(getattr(problem, "breakpoints", None))
         self.istop = 0
         self.hist: History | None = None
