@@ -445,7 +445,7 @@ class _Run:
                     hist.rescale(NEWTON_FAIL_FACTOR)
                     continue
             err_w = np.abs(result.d) * ewt * self.err_mask
-            err = float(np.sqrt(np.dot(err_w, err_w) / self.n_err)) / (k + 1)
+            err = float(np.sqrt(np.sum(err_w * err_w) / self.n_err)) / (k + 1)   # see wrms
             if err > 1.0:
                 self.stats["nfail_err"] += 1
                 fails_err += 1
