@@ -74,7 +74,7 @@ class System:
         self.names = self.numbering.names
         self.groups = self._make_groups(circuit.elements)
         self.id = self._differential_ids()
-        self.error_mask = self.id.copy()
+        self.error_mask = self._error_mask()
         self.newton_mask = self._newton_mask()
         self._build_pattern()
         self.breakpoints = self._breakpoints(circuit.tran.tstop or 0.0)
@@ -145,6 +145,15 @@ class System:
             mask = g.etype.local_differential(g.var_idx.shape[1] - g.etype.nvars(), g.p)
             ids[g.var_idx[:, mask].ravel()] = 1.0
         return ids[:self.n]
+
+    def _error_mask(self) -> np.ndarray:
+        """Differential unknowns, less the index-2 velocities of rigid constraints."""
+        mask = np.append(self.id, (0.0, 0.0))
+        for g in self.groups:
+            local = g.etype.constrained_vars(g.var_idx.shape[1] - g.etype.nvars(), g.p)
+            if local.any():
+                mask[g.var_idx[:, local].ravel()] = 0.0
+        return mask[:self.n]
 
     def _newton_mask(self) -> np.ndarray:
         """0 for multipliers of higher-index constraints (State.index >= 2)."""

@@ -249,6 +249,14 @@ class ElementType:
         return out
 
     @classmethod
+    def constrained_vars(cls, n_extra: int = 0, group=None) -> np.ndarray:
+        """Local variables that a velocity-level constraint of this element determines
+        (index-2 variables: a rigid joint's body velocities). They are left out of the
+        local error test, where their jumps onto the constraint would read as error and
+        collapse the step; the positions they integrate into stay tested."""
+        return np.zeros(cls.nvars(n_extra), dtype=bool)
+
+    @classmethod
     def initialisation_params(cls, p):
         """Parameters to use while computing consistent initial values, or None to use
         ``p`` itself. Position- or velocity-level constraints switch to their

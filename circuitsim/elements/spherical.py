@@ -94,6 +94,13 @@ class Spherical(ElementType):
         return p
 
     @classmethod
+    def constrained_vars(cls, n_extra=0, group=None):
+        mask = np.zeros(NVARS, dtype=bool)
+        if group is not None and group.model in ("position", "velocity"):
+            mask[0:6] = mask[NV:NV + 6] = True          # V, ω of both frames
+        return mask
+
+    @classmethod
     def initialisation_params(cls, p):
         if p.model == "elastic":
             return None
