@@ -274,3 +274,86 @@ def test_operator_outside_braces_hints_at_braces():
     with pytest.raises(NetlistError) as info:
         parse("R R1 a b R=1m*2\n", "f.cir")
     assert "braces" in info.value.hint
+
+
+# --- the fast route (simple lines, builder run inside Lark) = the tree route ---------------
+MIXED = """\
+.title mixed
+* comment
+
+R R1 n1 0 4.7k tc = 2  K1.x=3
+ C\tC1  n1\t0 C=1u model=position ; trailing
+spring K1 B1.vx 0 k={2*k} x0=1mm
+R R2 a b
++ R=1k
+R R3 a b ; continued after a comment line
+* between
+  + R=2
+V V1 a 0 V=step(0, 0, 1) w=(1,
++ 2)
+damper D1 B.wz gnd X1.n2 1 2n -2.5e-3 +3 .5 1. 1e 1.e5 2E-3k -0 007
+.subckt s a b params: R=1
+R Rs a b R=R
+.ends s
+X X1 p q J1.model = velocity
+R R4 a b 1.5.3 5k5 1_a 3N/m 5\u00b5 e=1e+3
+R R5 a b
+"""
+
+
+def _tree_route(text):
+    """parse() by the tree route only: with the fast route busy, parse() takes it."""
+    from circuitsim.netlist import parser
+    assert parser._FAST_LOCK.acquire(blocking=False)
+    try:
+        return parser.parse(text, "f.cir")
+    finally:
+        parser._FAST_LOCK.release()
+
+
+def test_fast_route_builds_what_the_tree_route_builds():
+    from circuitsim.netlist.parser import _SIMPLE_LINE
+    simple = [n for n, line in enumerate(MIXED.split("\n"), 1) if _SIMPLE_LINE.fullmatch(line)]
+    assert simple == [4, 5, 7, 9, 14, 16, 18, 20]   # 7 and 9 go to Lark: continued
+    for text in (MIXED, MIXED.replace("\n", "\r\n"), MIXED.rstrip("\n"), "R R1 a 0 1",
+                 "\n\n  * only\n", ""):
+        assert repr(parse(text, "f.cir")) == repr(_tree_route(text))
+
+
+def test_an_error_is_the_tree_route_error():
+    # the fast route stops at the builder's error on line 1; the tree route reads all the
+    # syntax first, so the error reported is still the one on line 2
+    text = "R R1 a b params: R=1\nR R2 a b R=\nR R3 a b\n"
+    with pytest.raises(NetlistError) as info:
+        parse(text, "f.cir")
+    assert (info.value.loc.line, info.value.message) == (2, "expected a value after '='")
+
+
+def test_a_long_line_that_is_almost_simple_fails_fast():
+    # every piece of a simple line matches one way only: no exponential backtracking
+    with pytest.raises(NetlistError, match="unexpected character '@'"):
+        parse("R R1 " + " ".join(["1234567890", "2.5e3k", "a.b=1.0"] * 100) + " @\n", "f.cir")
+
+
+def test_parsing_in_threads():
+    from concurrent.futures import ThreadPoolExecutor
+    texts = [MIXED, "R R1 a 0 1\nC C1 a 0 {2*x}\n" * 50, EXAMPLE]
+    expected = [repr(_tree_route(t)) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda t: repr(parse(t, "f.cir")), texts * 20))
+    assert got == expected * 20
+
+
+def test_the_garbage_collector_is_left_as_it_was():
+    import gc
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            parse(MIXED, "f.cir")
+            assert gc.isenabled() == enabled
+            with pytest.raises(NetlistError):
+                parse("R R1 a b R=\n", "f.cir")
+            assert gc.isenabled() == enabled
+    finally:
+        gc.enable() if was else gc.disable()

@@ -4,9 +4,14 @@ The grammar (``grammar.lark``, next to this file) is parsed by Lark's LALR parse
 its contextual lexer; :class:`_Builder` turns the parse tree into AST nodes, each with
 its ``file:line:col``. Lark's exceptions become NetlistError in one place,
 :func:`_syntax_error`, which words the message in terms of the netlist language.
+
+For speed on large netlists, parse() first takes a fast route that builds the same
+statements without a parse tree (see "the fast route" below); the tree route above runs
+only when that fails, so errors are always found and worded by the tree route.
 """
 from __future__ import annotations
 
+import gc
 import re
 import threading
 from functools import lru_cache
@@ -39,9 +44,40 @@ def _lark() -> Lark:
                 propagate_positions=True, maybe_placeholders=False)
 
 
-# The fast route: the builder runs inside the LALR parser as each rule is reduced, so no
-# parse tree is built. Lark binds its callbacks when it is constructed, so one builder
-# serves every parse; its locate/src are set for the parse that holds _FAST_LOCK.
+def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
+    """Parse a whole netlist. Raises NetlistError (with file:line:col) on bad syntax."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    end = _END.search(text)
+    if end:                      # .end stops reading: what follows is not parsed at all
+        text = text[:end.start()]
+    lines = text.split("\n")
+
+    def locate(line: int, col: int) -> Loc:   # the text is parsed after one extra '\n'
+        line = min(max(line - 1, 1), len(lines))
+        return Loc(filename, line, col, lines[line - 1])
+
+    _check_first_line(lines, filename)
+    statements = _parse_fast(lines, filename)
+    if statements is None:       # an error (or another thread is parsing): the tree route
+        src = "\n" + text + "\n"
+        try:
+            tree = _lark().parse(src, start="netlist")
+            statements = _Builder(locate, src).transform(tree)
+        except (UnexpectedInput, VisitError) as exc:
+            raise _syntax_error(exc, locate) from None
+    return ast.NetlistFile(filename, _gather_subckts(statements))
+
+
+# --- the fast route -------------------------------------------------------------------------
+# parse() first tries this route, which gives the same statements without a parse tree:
+#  * simple element lines (below) are split by two regular expressions;
+#  * the other lines go, in runs, through a second Lark parser that runs the builder as
+#    each rule is reduced. Lark binds the callbacks when it is constructed, so this
+#    parser has one builder, whose locate/src are set for each run; _FAST_LOCK keeps it
+#    to one parse at a time.
+# Any failure (a syntax error, an error raised by the builder) sends parse() down the
+# tree route, which reads the whole text again: it checks all the syntax before it builds
+# anything, so which error is reported, and its wording, stay exactly as they were.
 _FAST_BUILDER = None
 _FAST_LOCK = threading.Lock()
 
@@ -54,50 +90,105 @@ def _fast_lark() -> Lark:
                 transformer=_FAST_BUILDER, maybe_placeholders=False)
 
 
-def _parse_fast(src: str, locate: Locate) -> list | None:
-    """The statements of ``src``, or None if the fast route cannot give them: it is busy
-    (another thread), or the text has an error, which the tree route then reports, so
-    that the error is exactly the one the tree route finds (it checks all the syntax
-    before building anything)."""
+# A simple element line: type, name, then bare names, numbers and key=name/number items,
+# ASCII only; each token ends at a blank, at the '=' after a key, at a ';' comment or at
+# the end of the line. On such a line Lark's lexer makes exactly these tokens (no other
+# terminal can start where they start, and NAME and NUMBER stop where they stop here),
+# so the statement built from them is the one the grammar gives. Every piece of a
+# line can be matched in one way only (hence \d+(?:\.\d*)? rather than the grammar's
+# \d+\.?\d*), so that a long line that fails to match fails in linear time.
+_NAME = r"[A-Za-z_]\w*(?:\.\w+)*"
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?[A-Za-z]*"
+_SIMPLE_LINE = re.compile(rf"[ \t]*({_NAME})[ \t]+({_NAME})"
+                          rf"((?:[ \t]+(?:{_NAME}[ \t]*=[ \t]*)?(?:{_NAME}|{_NUMBER}))*)"
+                          r"[ \t]*(?:;.*)?", re.ASCII)
+_SIMPLE_ITEM = re.compile(rf"[ \t]+(?:({_NAME})[ \t]*=[ \t]*)?(?:({_NAME})|({_NUMBER}))",
+                          re.ASCII)
+_CONTINUATION = re.compile(r"[ \t]*\+")
+
+
+def _parse_fast(lines: list, filename: str) -> list | None:
+    """The statements of the netlist ``lines``, or None: see above."""
     if not _FAST_LOCK.acquire(blocking=False):
         return None
+    # The statements are a dozen objects a line that all stay alive, and no cycles:
+    # the cyclic collector would only sweep the growing heap again and again (half the
+    # time of a 10k-section ladder, and superlinear beyond).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         lark = _fast_lark()
-        _FAST_BUILDER.locate, _FAST_BUILDER.src = locate, src
-        try:
-            return lark.parse(src)
-        except Exception:        # noqa: BLE001 - the tree route raises the right error
-            return None
+        statements: list = []
+        start = None             # first line of the run of lines for Lark
+        for i, line in enumerate(lines):
+            m = _SIMPLE_LINE.fullmatch(line)
+            if m is not None and not _continued(lines, i):
+                st = _simple_element(m, i + 1, line, filename)
+                if st is not None:
+                    if start is not None:
+                        statements += _parse_run(lark, lines, start, i, filename)
+                        start = None
+                    statements.append(st)
+                    continue
+            if start is None and not _BLANK_OR_COMMENT.match(line):
+                start = i
+        if start is not None:
+            statements += _parse_run(lark, lines, start, len(lines), filename)
+        return statements
+    except Exception:            # noqa: BLE001 - the tree route raises the right error
+        return None
     finally:
+        if collecting:
+            gc.enable()
         if _FAST_BUILDER is not None:
             _FAST_BUILDER.locate, _FAST_BUILDER.src = None, ""
         _FAST_LOCK.release()
 
 
-def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
-    """Parse a whole netlist. Raises NetlistError (with file:line:col) on bad syntax."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    end = _END.search(text)
-    if end:                      # .end stops reading: what follows is not parsed at all
-        text = text[:end.start()]
-    lines = text.split("\n")
+def _continued(lines: list, i: int) -> bool:
+    """Does a '+' line (after any blank or comment lines) continue line ``i``?"""
+    for j in range(i + 1, len(lines)):
+        if not _BLANK_OR_COMMENT.match(lines[j]):
+            return _CONTINUATION.match(lines[j]) is not None
+    return False
 
-    last = len(lines)
 
-    def locate(line: int, col: int) -> Loc:   # the text is parsed after one extra '\n'
-        line = 1 if line <= 2 else last if line > last else line - 1
+def _parse_run(lark: Lark, lines: list, start: int, stop: int, filename: str) -> list:
+    """The statements of lines[start:stop] (whole statements), by the fast Lark parser."""
+    src = "\n" + "\n".join(lines[start:stop]) + "\n"
+
+    def locate(line: int, col: int) -> Loc:   # line 2 of src is lines[start]
+        line = min(max(line + start - 1, start + 1), stop)
         return Loc(filename, line, col, lines[line - 1])
 
-    _check_first_line(lines, filename)
-    src = "\n" + text + "\n"
-    statements = _parse_fast(src, locate)
-    if statements is None:
-        try:
-            tree = _lark().parse(src, start="netlist")
-            statements = _Builder(locate, src).transform(tree)
-        except (UnexpectedInput, VisitError) as exc:
-            raise _syntax_error(exc, locate) from None
-    return ast.NetlistFile(filename, _gather_subckts(statements))
+    _FAST_BUILDER.locate, _FAST_BUILDER.src = locate, src
+    return lark.parse(src)
+
+
+def _simple_element(m: re.Match, number: int, line: str, filename: str) -> ast.ElementStmt | None:
+    """The statement of a simple element line (``number`` is its line number)."""
+    positional, params = [], []
+    pos = m.end(2)
+    for item in _SIMPLE_ITEM.finditer(line, pos, m.end(3)):
+        if item.start() != pos:  # cannot happen (the items make up group 3): Lark reads
+            return None          # the line if it ever did
+        pos = item.end()
+        key, name, text = item.groups()
+        if name is not None:
+            value = ast.Ident(Loc(filename, number, item.start(2) + 1, line), name, name)
+        else:
+            mantissa, suffix = split_number(text)
+            value = ast.Number(Loc(filename, number, item.start(3) + 1, line),
+                               text, mantissa, suffix)
+        if key is None:
+            positional.append(value)
+        else:
+            params.append(ast.Assign(key, value, Loc(filename, number, item.start(1) + 1, line)))
+    if pos != m.end(3):
+        return None
+    return ast.ElementStmt(m.group(1), m.group(2), positional, params,
+                           Loc(filename, number, m.start(1) + 1, line),
+                           Loc(filename, number, m.start(2) + 1, line))
 
 
 def parse_expression_text(text: str, loc: Loc | None = None):
@@ -140,14 +231,15 @@ class _Builder(ExprBuilder, Transformer):
     def _loc(self, tok) -> Loc:
         return self.locate(tok.line, tok.column)
 
+    # (not named _value: inside the parser, a method named after a rule is its callback)
     def _as_value(self, item) -> ast.Value:
         if not isinstance(item, Token):
             return item
-        loc, text, kind = self.locate(item.line, item.column), str(item), item.type
-        if kind == "NUMBER":
+        loc, text = self._loc(item), str(item)
+        if item.type == "NUMBER":
             mantissa, suffix = split_number(text)
             return ast.Number(loc, text, mantissa, suffix)
-        if kind == "STRING":
+        if item.type == "STRING":
             return ast.String(loc, text, text[1:-1])
         return ast.Ident(loc, text, text)
 
@@ -155,17 +247,15 @@ class _Builder(ExprBuilder, Transformer):
         """Items of a statement -> (positional values, assigns, the 'params:' token)."""
         positional, params, marker = [], [], None
         for item in items:
-            if isinstance(item, Token):
-                if item.type == "PARAMS":
-                    marker = item
-                    continue
-            elif isinstance(item, ast.Assign):
+            if isinstance(item, ast.Assign):
                 params.append(item)
-                continue
-            if marker is not None:
-                raise NetlistError("after 'params:' only key=value pairs may follow",
-                                   self._as_value(item).loc)
-            positional.append(self._as_value(item))
+            elif isinstance(item, Token) and item.type == "PARAMS":
+                marker = item
+            else:
+                if marker is not None:
+                    raise NetlistError("after 'params:' only key=value pairs may follow",
+                                       self._as_value(item).loc)
+                positional.append(self._as_value(item))
         return positional, params, marker
 
     def netlist(self, children):
