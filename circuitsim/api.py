@@ -13,7 +13,8 @@ import numpy as np
 
 from .assembly.system import System
 from .elements.base import FLOW_UNIT, POTENTIAL_UNIT
-from .errors import CircuitsimError, Loc, NetlistError, did_you_mean
+from .errors import Loc, NetlistError, did_you_mean
+from .gcpause import gc_paused
 from .netlist import ast, elaborate, loader
 from .netlist.parser import parse as parse_text
 from .results import Result
@@ -85,10 +86,14 @@ class Netlist:
 
     def circuit(self, study=None, set=None):
         """The flat circuit for a study and/or overrides (no run)."""
-        return self._elaborator.build(self._overrides(study, set))
+        with gc_paused():
+            return self._elaborator.build(self._overrides(study, set))
 
     def system(self, study=None, set=None) -> System:
-        system = System(self.circuit(study, set))
+        """The assembled equations (checked for structural singularity)."""
+        circuit = self.circuit(study, set)
+        with gc_paused():
+            system = System(circuit)
         system.check_structure()
         return system
 

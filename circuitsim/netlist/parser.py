@@ -11,7 +11,6 @@ only when that fails, so errors are always found and worded by the tree route.
 """
 from __future__ import annotations
 
-import gc
 import re
 import threading
 from functools import lru_cache
@@ -23,6 +22,7 @@ from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInpu
                              UnexpectedToken, VisitError)
 
 from ..errors import Loc, NetlistError
+from ..gcpause import gc_paused
 from . import ast
 from .expressions import ExprBuilder, split_number
 
@@ -57,7 +57,8 @@ def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
         return Loc(filename, line, col, lines[line - 1])
 
     _check_first_line(lines, filename)
-    statements = _parse_fast(lines, filename)
+    with gc_paused():           # a dozen long-lived objects a line, no cycles
+        statements = _parse_fast(lines, filename)
     if statements is None:       # an error (or another thread is parsing): the tree route
         src = "\n" + text + "\n"
         try:
@@ -111,11 +112,6 @@ def _parse_fast(lines: list, filename: str) -> list | None:
     """The statements of the netlist ``lines``, or None: see above."""
     if not _FAST_LOCK.acquire(blocking=False):
         return None
-    # The statements are a dozen objects a line that all stay alive, and no cycles:
-    # the cyclic collector would only sweep the growing heap again and again (half the
-    # time of a 10k-section ladder, and superlinear beyond).
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         lark = _fast_lark()
         statements: list = []
@@ -138,8 +134,6 @@ def _parse_fast(lines: list, filename: str) -> list | None:
     except Exception:            # noqa: BLE001 - the tree route raises the right error
         return None
     finally:
-        if collecting:
-            gc.enable()
         if _FAST_BUILDER is not None:
             _FAST_BUILDER.locate, _FAST_BUILDER.src = None, ""
         _FAST_LOCK.release()
