@@ -2,38 +2,74 @@
 import numpy as np
 
 
-def dcm(q: np.ndarray) -> np.ndarray:
-    """Direction-cosine matrix A(q) (…,3,3) of physics.md §3 (local → global)."""
-    q = np.asarray(q, dtype=float)
+def _numerator(q: np.ndarray) -> np.ndarray:
+    """physics.md §3's matrix with −1 written as −|q|² on the diagonal: a homogeneous
+    quadratic N(q) with N = |q|²·R(q/|q|)."""
     q0, q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    A = np.empty(np.shape(q)[:-1] + (3, 3))
-    A[..., 0, 0] = 2 * (q0 * q0 + q1 * q1) - 1
-    A[..., 0, 1] = 2 * (q1 * q2 - q0 * q3)
-    A[..., 0, 2] = 2 * (q1 * q3 + q0 * q2)
-    A[..., 1, 0] = 2 * (q1 * q2 + q0 * q3)
-    A[..., 1, 1] = 2 * (q0 * q0 + q2 * q2) - 1
-    A[..., 1, 2] = 2 * (q2 * q3 - q0 * q1)
-    A[..., 2, 0] = 2 * (q1 * q3 - q0 * q2)
-    A[..., 2, 1] = 2 * (q2 * q3 + q0 * q1)
-    A[..., 2, 2] = 2 * (q0 * q0 + q3 * q3) - 1
-    return A
+    N = np.empty(np.shape(q)[:-1] + (3, 3))
+    N[..., 0, 0] = q0 * q0 + q1 * q1 - q2 * q2 - q3 * q3
+    N[..., 0, 1] = 2 * (q1 * q2 - q0 * q3)
+    N[..., 0, 2] = 2 * (q1 * q3 + q0 * q2)
+    N[..., 1, 0] = 2 * (q1 * q2 + q0 * q3)
+    N[..., 1, 1] = q0 * q0 - q1 * q1 + q2 * q2 - q3 * q3
+    N[..., 1, 2] = 2 * (q2 * q3 - q0 * q1)
+    N[..., 2, 0] = 2 * (q1 * q3 - q0 * q2)
+    N[..., 2, 1] = 2 * (q2 * q3 + q0 * q1)
+    N[..., 2, 2] = q0 * q0 - q1 * q1 - q2 * q2 + q3 * q3
+    return N
 
 
-def dcm_dq(q: np.ndarray) -> np.ndarray:
-    """dA_ij/dq_k (…,3,3,4) of dcm(q) as written (valid off the unit sphere too)."""
-    q = np.asarray(q, dtype=float)
+def _numerator_dq(q: np.ndarray) -> np.ndarray:
+    """dN_ij/dq_k (…,3,3,4); linear in q."""
     q0, q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     D = np.zeros(np.shape(q)[:-1] + (3, 3, 4))
-    D[..., 0, 0, 0], D[..., 0, 0, 1] = 4 * q0, 4 * q1
+    D[..., 0, 0, :] = np.stack([2 * q0, 2 * q1, -2 * q2, -2 * q3], axis=-1)
+    D[..., 1, 1, :] = np.stack([2 * q0, -2 * q1, 2 * q2, -2 * q3], axis=-1)
+    D[..., 2, 2, :] = np.stack([2 * q0, -2 * q1, -2 * q2, 2 * q3], axis=-1)
     D[..., 0, 1, 1], D[..., 0, 1, 2], D[..., 0, 1, 0], D[..., 0, 1, 3] = 2 * q2, 2 * q1, -2 * q3, -2 * q0
     D[..., 0, 2, 1], D[..., 0, 2, 3], D[..., 0, 2, 0], D[..., 0, 2, 2] = 2 * q3, 2 * q1, 2 * q2, 2 * q0
     D[..., 1, 0, 1], D[..., 1, 0, 2], D[..., 1, 0, 0], D[..., 1, 0, 3] = 2 * q2, 2 * q1, 2 * q3, 2 * q0
-    D[..., 1, 1, 0], D[..., 1, 1, 2] = 4 * q0, 4 * q2
     D[..., 1, 2, 2], D[..., 1, 2, 3], D[..., 1, 2, 0], D[..., 1, 2, 1] = 2 * q3, 2 * q2, -2 * q1, -2 * q0
     D[..., 2, 0, 1], D[..., 2, 0, 3], D[..., 2, 0, 0], D[..., 2, 0, 2] = 2 * q3, 2 * q1, -2 * q2, -2 * q0
     D[..., 2, 1, 2], D[..., 2, 1, 3], D[..., 2, 1, 0], D[..., 2, 1, 1] = 2 * q3, 2 * q2, 2 * q1, 2 * q0
-    D[..., 2, 2, 0], D[..., 2, 2, 3] = 4 * q0, 4 * q3
     return D
+
+
+# d²N_ij/dq_k dq_l (3,3,4,4): constant, N being quadratic.
+_NUMERATOR_D2Q = np.stack([_numerator_dq(e) for e in np.eye(4)], axis=-1)
+
+
+def dcm(q: np.ndarray) -> np.ndarray:
+    """Direction-cosine matrix A (…,3,3), local → global, of the rotation q/|q|.
+
+    On the unit sphere it is physics.md §3's matrix; off it (between projections, or
+    as the Newton iterates wander) it is still an exact rotation, so rescaling q — the
+    |q| projection after each step — moves no body and no joint arm."""
+    q = np.asarray(q, dtype=float)
+    s = np.sum(q * q, axis=-1)[..., None, None]
+    return _numerator(q) / s
+
+
+def dcm_dq(q: np.ndarray) -> np.ndarray:
+    """dA_ij/dq_k (…,3,3,4) of dcm(q): dN_k/s − 2 q_k N/s², s = |q|²."""
+    q = np.asarray(q, dtype=float)
+    s = np.sum(q * q, axis=-1)[..., None, None, None]
+    N = _numerator(q)[..., None]
+    return _numerator_dq(q) / s - 2 * q[..., None, None, :] * N / s ** 2
+
+
+def dcm_d2q(q: np.ndarray) -> np.ndarray:
+    """d²A_ij/dq_k dq_l (…,3,3,4,4) of dcm(q)."""
+    q = np.asarray(q, dtype=float)
+    s = np.sum(q * q, axis=-1)[..., None, None, None, None]
+    N = _numerator(q)[..., None, None]
+    dN = _numerator_dq(q)
+    qk = q[..., None, None, :, None]
+    ql = q[..., None, None, None, :]
+    delta = np.eye(4)
+    return (_NUMERATOR_D2Q / s
+            - 2 * ql * dN[..., :, None] / s ** 2 - 2 * qk * dN[..., None, :] / s ** 2
+            - 2 * delta * N / s ** 2 + 8 * qk * ql * N / s ** 3)
 
 
 def normalise(q: np.ndarray) -> np.ndarray:
@@ -80,7 +116,3 @@ def omega_matrix(q: np.ndarray) -> np.ndarray:
 # dL_ij/dq_k (4,3,4): L is linear in q, so its derivative is a constant array.
 OMEGA_MATRIX_DQ = np.stack([omega_matrix(e) for e in np.eye(4)], axis=-1)
 
-
-# A(q) is quadratic in q, so its second derivatives are constant:
-# D2CM[l, i, j, k] = d²A_ij / dq_k dq_l (dcm_dq is linear in q).
-D2CM = np.stack([dcm_dq(np.eye(4)[l]) for l in range(4)])

@@ -193,10 +193,11 @@ class Spherical(ElementType):
             J[:, 9:13, mv] = np.swapaxes(dr1, 1, 2)
             J[:, NV + 6:NV + 9, mv] = -eye
             J[:, NV + 9:NV + 13, mv] = -np.swapaxes(dr2, 1, 2)
-            # d/dq of (∂r/∂q)ᵀμ: A is quadratic in q, so this is constant in q
-            J[:, 9:13, 9:13] = np.einsum("lijk,nj,ni->nkl", quaternion.D2CM, p.x1, mu)
+            # d/dq of (∂r/∂q)ᵀμ
+            J[:, 9:13, 9:13] = np.einsum("nijkl,nj,ni->nkl",
+                                         quaternion.dcm_d2q(x[:, 9:13]), p.x1, mu)
             J[:, NV + 9:NV + 13, NV + 9:NV + 13] = -np.einsum(
-                "lijk,nj,ni->nkl", quaternion.D2CM, p.x2, mu)
+                "nijkl,nj,ni->nkl", quaternion.dcm_d2q(x[:, NV + 9:NV + 13]), p.x2, mu)
             return J, Jp
         J[:, mr, mv] = eye
         if p.model == ACCELERATION:
