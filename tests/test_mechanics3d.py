@@ -99,3 +99,16 @@ def test_elastic_approaches_position_as_k_grows():
                            tstep=1e-2)
         errors.append(np.max(np.abs(res["B1.x"] - ref["B1.x"])))
     assert errors[0] > errors[1] > errors[2]
+
+
+def test_joint_point_in_a_body_frame():
+    """The pendulum's pivot written in the body's frame (its long local z axis points
+    along global x, so the pivot is 0.5 m along local -z) gives the same motion."""
+    text = (NETLISTS / "pendulum.cir").read_text()
+    local = text.replace("spherical J1 0 B1 at=(0, 0, 0) model=position",
+                         "spherical J1 0 B1 at=(0, 0, -0.5) atframe=frame2 model=position")
+    assert local != text
+    a = circuitsim.parse(text).simulate(rtol=1e-8, atol=1e-10, t_end=0.5, tstep=0.01)
+    b = circuitsim.parse(local).simulate(rtol=1e-8, atol=1e-10, t_end=0.5, tstep=0.01)
+    np.testing.assert_allclose(b["B1.x"], a["B1.x"], atol=1e-9)
+    np.testing.assert_allclose(b["J1.Fz"], a["J1.Fz"], atol=1e-6)

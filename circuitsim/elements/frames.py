@@ -46,3 +46,16 @@ def local_offset(frame_state: dict, point: np.ndarray) -> np.ndarray:
     q = np.array([frame_state[k] for k in ("q0", "q1", "q2", "q3")])
     r0 = np.array([frame_state[k] for k in ("x", "y", "z")])
     return quaternion.dcm(q).T @ (np.asarray(point, dtype=float) - r0)
+
+
+def global_point(frames: dict, nodes: list, atframe: str, point) -> np.ndarray:
+    """A point written in global coordinates ('global') or in the frame of the element's
+    first or second frame port ('frame1', 'frame2'; body frame, from its centre of mass),
+    as global coordinates at t = 0."""
+    point = np.asarray(point, dtype=float)
+    if atframe == "global":
+        return point
+    state = frames[nodes[0] if atframe == "frame1" else nodes[1]]
+    q = np.array([state[k] for k in ("q0", "q1", "q2", "q3")])
+    r0 = np.array([state[k] for k in ("x", "y", "z")])
+    return r0 + quaternion.dcm(q) @ point

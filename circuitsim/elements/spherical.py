@@ -3,7 +3,8 @@
 Ports
     frame1, frame2: bodies, or 0 (the fixed ground frame).
 Parameters
-    at: (x, y, z) joint point in global coordinates at t = 0 (m).
+    at: (x, y, z) joint point in global coordinates at t = 0 (m), or, with
+        atframe=frame1|frame2, in that body's frame measured from its centre of mass.
     model: velocity | position | elastic (default position).
     k: stiffness of the elastic variant (N/m, default 1e8).
     c: damping of the elastic variant (N·s/m); default 2·sqrt(k·m_eff) with
@@ -39,9 +40,10 @@ import numpy as np
 
 from . import quaternion
 from .base import ElementType, Output, Param, Port, State
-from .frames import NV, R, V, W, arm, cross, local_offset, skew
+from .frames import NV, R, V, W, arm, cross, global_point, local_offset, skew
 
 MODELS = ("velocity", "position", "elastic")
+AT_FRAMES = ("global", "frame1", "frame2")
 ACCELERATION = "acceleration"      # (4): the form used while initial values are computed
 F_VAR = 2 * NV                     # local index of Fx (after the two frames' variables)
 MU_VAR = F_VAR + 3                 # local index of mux
@@ -56,6 +58,9 @@ class Spherical(ElementType):
     ports = (Port("frame1", frame=True), Port("frame2", frame=True))
     params = (Param("at", "m", description="joint point, global coordinates at t = 0",
                     kind="vector", size=3),
+              Param("atframe", "1", default="global", description="coordinates of at: "
+                    "global at t = 0, or frame1/frame2 = that body's frame (from its centre "
+                    "of mass)", kind="choice", choices=AT_FRAMES),
               Param("model", "1", default="position", description="constraint model",
                     kind="choice", choices=MODELS),
               Param("k", "N/m", default=1e8, description="stiffness (elastic model)",
@@ -75,8 +80,10 @@ class Spherical(ElementType):
     @classmethod
     def link(cls, inst, frames):
         f1, f2 = frames[inst.nodes[0]], frames[inst.nodes[1]]
-        inst.params["x1"] = local_offset(f1, inst.params["at"])
-        inst.params["x2"] = local_offset(f2, inst.params["at"])
+        at = global_point(frames, inst.nodes, inst.params.get("atframe", "global"),
+                          inst.params["at"])
+        inst.params["x1"] = local_offset(f1, at)
+        inst.params["x2"] = local_offset(f2, at)
         if inst.params.get("c") is None:
             masses = [f.get("m") for f in (f1, f2) if f.get("m")]
             m_eff = (np.prod(masses) / np.sum(masses)) if len(masses) == 2 else (
