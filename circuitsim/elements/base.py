@@ -283,7 +283,13 @@ class ElementType:
         return np.zeros(x.shape[:2] + (0,))
 
 
-def zeros_jac(x: np.ndarray, nrows: int):
-    """Fresh zero blocks dF/dx and dF/dx' for N instances."""
-    n, nv = x.shape
-    return np.zeros((n, nrows, nv)), np.zeros((n, nrows, nv))
+def branch_rows(f: np.ndarray) -> np.ndarray:
+    """Rows of a two-terminal element carrying flow f from a to b: a gets +f, b gets −f."""
+    return np.stack([f, -f], axis=1)
+
+
+def branch_block(g: np.ndarray) -> np.ndarray:
+    """(N,2,2) derivative of branch_rows(f) for f = f(p_a − p_b) with df/d(p_a − p_b) = g:
+    [[g, −g], [−g, g]] (the nodal 'stamp')."""
+    g = np.asarray(g, dtype=float)
+    return np.stack([np.stack([g, -g], -1), np.stack([-g, g], -1)], -2)

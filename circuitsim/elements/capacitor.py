@@ -17,7 +17,7 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port
+from .base import ElementType, Output, Param, Port, branch_block, branch_rows
 from .resistor import _FLOW
 
 _C_UNITS = {"electrical": "F", "translational": "kg", "rotational": "kg*m^2",
@@ -43,15 +43,11 @@ class Capacitor(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
-        f = p.C * (xp[:, 0] - xp[:, 1])                     # (1)
-        return np.stack([f, -f], axis=1)
+        return branch_rows(p.C * (xp[:, 0] - xp[:, 1]))    # (1)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
-        c = p.C
-        dfdxp = np.empty((x.shape[0], 2, 2))
-        dfdxp[:, 0, 0] = c; dfdxp[:, 0, 1] = -c
-        dfdxp[:, 1, 0] = -c; dfdxp[:, 1, 1] = c
+        dfdxp = branch_block(p.C)
         return np.zeros_like(dfdxp), dfdxp
 
     @classmethod

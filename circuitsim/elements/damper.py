@@ -11,7 +11,7 @@ References
 """
 import numpy as np
 
-from .base import MECHANICAL, ElementType, Output, Param, Port
+from .base import MECHANICAL, ElementType, Output, Param, Port, branch_block, branch_rows
 from .spring import B_UNITS, F_UNITS
 
 
@@ -26,14 +26,11 @@ class Damper(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
-        f = p.b * (x[:, 0] - x[:, 1])                             # (1)
-        return np.stack([f, -f], axis=1)
+        return branch_rows(p.b * (x[:, 0] - x[:, 1]))            # (1)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
-        dfdx = np.empty((x.shape[0], 2, 2))
-        dfdx[:, 0, 0] = p.b; dfdx[:, 0, 1] = -p.b
-        dfdx[:, 1, 0] = -p.b; dfdx[:, 1, 1] = p.b
+        dfdx = branch_block(p.b)
         return dfdx, np.zeros_like(dfdx)
 
     @classmethod

@@ -20,7 +20,7 @@ References
 """
 import numpy as np
 
-from .base import MECHANICAL, ElementType, Output, Param, Port
+from .base import MECHANICAL, ElementType, Output, Param, Port, branch_block, branch_rows
 from .spring import B_UNITS, F_UNITS, V_UNITS
 
 
@@ -58,14 +58,12 @@ class Friction(ElementType):
     @classmethod
     def residual(cls, t, x, xp, p):
         f, _ = cls._law(x[:, 0] - x[:, 1], p)                 # (1)
-        return np.stack([f, -f], axis=1)
+        return branch_rows(f)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
         _, g = cls._law(x[:, 0] - x[:, 1], p)
-        dfdx = np.empty((x.shape[0], 2, 2))
-        dfdx[:, 0, 0] = g; dfdx[:, 0, 1] = -g
-        dfdx[:, 1, 0] = -g; dfdx[:, 1, 1] = g
+        dfdx = branch_block(g)
         return dfdx, np.zeros_like(dfdx)
 
     @classmethod

@@ -16,7 +16,7 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port
+from .base import ElementType, Output, Param, Port, branch_block, branch_rows
 
 _R_UNITS = {"electrical": "Ohm", "translational": "s/kg", "rotational": "rad/N/m/s",
             "hydraulic": "Pa*s/m^3"}
@@ -34,15 +34,11 @@ class Resistor(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
-        f = (x[:, 0] - x[:, 1]) / p.R                      # (1)
-        return np.stack([f, -f], axis=1)
+        return branch_rows((x[:, 0] - x[:, 1]) / p.R)     # (1)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
-        g = 1.0 / p.R
-        dfdx = np.empty((x.shape[0], 2, 2))
-        dfdx[:, 0, 0] = g; dfdx[:, 0, 1] = -g
-        dfdx[:, 1, 0] = -g; dfdx[:, 1, 1] = g
+        dfdx = branch_block(1.0 / p.R)
         return dfdx, np.zeros_like(dfdx)
 
     @classmethod
