@@ -106,7 +106,9 @@ class Netlist:
             d = summary.setdefault(node.domain or "untyped", {"nodes": 0, "states": 0})
             d["nodes"] += 1
         for inst in c.elements:
-            dom = next((d for d in inst.domains if d), None) or "untyped"
+            frames_only = all(p.frame for p in inst.type.ports)
+            dom = next((d for d in inst.domains if d), None) or (
+                "3D joints/loads" if frames_only else "untyped")
             if inst.type.states:
                 summary.setdefault(dom, {"nodes": 0, "states": 0})["states"] += len(
                     inst.type.states)

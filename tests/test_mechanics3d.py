@@ -112,3 +112,10 @@ def test_joint_point_in_a_body_frame():
     b = circuitsim.parse(local).simulate(rtol=1e-8, atol=1e-10, t_end=0.5, tstep=0.01)
     np.testing.assert_allclose(b["B1.x"], a["B1.x"], atol=1e-9)
     np.testing.assert_allclose(b["J1.Fz"], a["J1.Fz"], atol=1e-6)
+
+
+def test_element_on_a_body_node_raises_no_dangling_warning():
+    c = circuitsim.parse("body B m=1 J=(1, 1, 1)\ndamper D1 B.wy 0 b=0.1\n"
+                         "R R1 a 0 R=1\nV V1 a 0 V=1\nR R2 a dangling R=1\n.tran 1\n").circuit()
+    messages = [m for m, _ in c.warnings]
+    assert messages == ["node 'dangling' is connected to one terminal only (R2.b)"]

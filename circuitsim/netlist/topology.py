@@ -117,10 +117,13 @@ def check_connectivity(pending: list, first_use: dict) -> list:
 
     warnings = []
     count: dict = {}
+    owned = {node for el in pending if el.type.implicit_ports for node in el.nodes}
     for el in pending:
         if el.type.implicit_ports:
             continue              # a body's own nodes need nothing else attached
         for port, node in scalar_ports(el):
+            if node in owned:
+                continue          # a damper on a body's node: the body is the other end
             if node != GROUND:
                 count.setdefault(node, []).append(f"{el.name}.{port.name}")
     for node, users in count.items():
