@@ -35,6 +35,8 @@ class _Pending:
     assigns: dict           # param name -> (Value, scope)
     loc: Loc
     param_locs: dict = field(default_factory=dict)
+    prefix: str = ""        # instance scope: how names in its expressions map to nodes
+    portmap: dict = field(default_factory=dict)
 
 
 def split_override(key: str) -> tuple[str | None, str]:
@@ -107,7 +109,11 @@ class Elaborator:
         if not isinstance(value, (ast.Ident, ast.Number)) or (
                 isinstance(value, ast.Number) and value.suffix and not value.text.isalnum()):
             raise NetlistError(f"expected a node name, got '{value.text}'", value.loc)
-        name = value.text
+        return self._scoped(value.text, prefix, portmap)
+
+    @staticmethod
+    def _scoped(name: str, prefix: str, portmap: dict) -> str:
+        """A node or element-variable name as written inside an instance -> its global name."""
         if name.lower() in GROUND_NAMES:
             return topology.GROUND
         if name in portmap:
@@ -187,7 +193,7 @@ class Elaborator:
             name = self._param_name(name, declared, etype, full, loc)
             assigns[name] = (value, scope)
             locs[name] = loc
-        self.pending.append(_Pending(etype, full, nodes, assigns, st.loc, locs))
+        self.pending.append(_Pending(etype, full, nodes, assigns, st.loc, locs, prefix, portmap))
 
     @staticmethod
     def _param_name(key, declared, etype, full, loc) -> str:
@@ -250,7 +256,8 @@ class Elaborator:
                 if par.name in el.assigns:
                     value, scope = el.assigns[par.name]
                     inst.params[par.name] = self._convert_value(par, value, scope, dom,
-                                                                allowed, what)
+                                                                allowed, what, el.prefix,
+                                                                el.portmap)
                     inst.explicit.add(par.name)
                 elif par.default is REQUIRED:
                     unit = par.unit_for(dom) or (par.unit if isinstance(par.unit, str) else "")
@@ -265,14 +272,20 @@ class Elaborator:
             out.append(inst)
         return out
 
-    def _convert_value(self, par, value, scope, dom, allowed, what):
+    def _convert_value(self, par, value, scope, dom, allowed, what, prefix="", portmap=None):
         if par.kind == "choice":
             return values.to_choice(value, par.choices, what)
         if par.kind == "expr":
             if not isinstance(value, ast.Expr):
                 raise NetlistError(f"{what} expects an expression in braces, like "
                                    "{2*v(n1)}", value.loc)
-            return ast.Expr(value.loc, value.text, expressions.substitute(value.tree, scope))
+            tree = expressions.substitute(value.tree, scope)
+            if prefix or portmap:        # circuit names inside a subcircuit are scoped
+                portmap = portmap or {}
+                tree = expressions.rename(tree, {n: self._scoped(n, prefix, portmap)
+                                                 for n in expressions.free_names(tree)
+                                                 if n != "time"})
+            return ast.Expr(value.loc, value.text, tree)
         units = self._candidate_units(par, dom, allowed)
         first_error = None
         results = []

@@ -334,6 +334,19 @@ def substitute(tree, env: Mapping):
 
 
 # --- derivative -----------------------------------------------------------------------
+def rename(tree, mapping: Mapping):
+    """The tree with names replaced by other names (subcircuit scoping)."""
+    if isinstance(tree, Name):
+        return Name(mapping.get(tree.name, tree.name), tree.loc)
+    if isinstance(tree, Unary):
+        return Unary(tree.op, rename(tree.arg, mapping))
+    if isinstance(tree, Binary):
+        return Binary(tree.op, rename(tree.left, mapping), rename(tree.right, mapping))
+    if isinstance(tree, Func):
+        return Func(tree.name, tuple(rename(a, mapping) for a in tree.args), tree.loc)
+    return tree
+
+
 def diff(tree, name: str):
     """Symbolic d(tree)/d(name), lightly simplified."""
     match tree:
