@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .assembly.system import System
-from .elements.base import FLOW_UNIT, POTENTIAL_UNIT
+from .elements.base import POTENTIAL_UNIT
 from .errors import Loc, NetlistError, did_you_mean
 from .gcpause import gc_paused
 from .netlist import ast, elaborate, loader

@@ -32,13 +32,9 @@ POTENTIAL_UNIT = {"electrical": "V", "translational": "m/s", "rotational": "rad/
                   "hydraulic": "Pa"}
 FLOW_UNIT = {"electrical": "A", "translational": "N", "rotational": "N*m",
              "hydraulic": "m^3/s"}
-# Integral of the potential (displacement-like state of springs, stops).
-DISPLACEMENT_UNIT = {"electrical": "V*s", "translational": "m", "rotational": "rad",
-                     "hydraulic": "Pa*s"}
 
 
 FRAME_VARS = ("vx", "vy", "vz", "wx", "wy", "wz", "x", "y", "z", "q0", "q1", "q2", "q3")
-FRAME_NODES = FRAME_VARS[:6]      # a frame's potentials (its flow rows); the rest are states
 
 
 @dataclass(frozen=True)
