@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .assembly.startup import kinematic_start
 from .assembly.system import System
 from .elements.base import POTENTIAL_UNIT
 from .errors import Loc, NetlistError, did_you_mean
@@ -206,7 +207,7 @@ def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=N
         if name not in all_names:
             raise NetlistError(f".probe: no variable '{name}'", loc,
                                did_you_mean(name, all_names))
-    y0 = system.initial_values()
+    y0, startup_notes = kinematic_start(system, system.initial_values())
     if max_step is None:
         # Inputs drive algebraic unknowns that the error test does not watch: resolve a
         # sine with STEPS_PER_PERIOD steps, and never cross more than 1/MIN_STEPS of the run.
@@ -232,6 +233,7 @@ def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=N
     result = Result(out.t, names, data, stats, out.status, out.message,
                     _units(system, names), c.title, case)
     result.warnings = [(m, l) for m, l in c.warnings]
+    result.notes = startup_notes
     result.diagnostics = diagnostics
     if out.error is not None:
         out.error.partial = result

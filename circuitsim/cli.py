@@ -115,6 +115,8 @@ def _run(args) -> int:
         if out_base:
             written = f" -> {res.save(_case_path(out_base, name, several))}"
         if not args.quiet:
+            for note in getattr(res, "notes", ()):
+                print(f"note: {note}", file=sys.stderr)
             s = res.stats
             print(f"{name or stem}: t = 0 .. {res.t[-1]:.6g} s, {len(res)} points, "
                   f"{s.get('nsteps', 0)} steps ({s.get('nfail_err', 0)} rejected), "

@@ -18,7 +18,8 @@ class Result:
 
     ``res.t`` (s), ``res.names`` (every recorded variable), ``res["B1.z"]`` (array over
     ``t``), ``res.stats`` (solver counters), ``res.status`` ('success', 'failed',
-    'interrupted'), ``res.message``, ``res.units`` (name -> SI unit, where known).
+    'interrupted'), ``res.message``, ``res.units`` (name -> SI unit, where known),
+    ``res.notes`` (what the start-up changed: assembly of the joints, redundant rows).
     """
 
     def __init__(self, t, names, data, stats=None, status="success", message="",
@@ -33,6 +34,7 @@ class Result:
         self.units = dict(units or {})
         self.title = title
         self.case = case
+        self.notes: list = []
 
     @property
     def success(self) -> bool:

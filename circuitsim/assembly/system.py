@@ -74,6 +74,13 @@ class System:
         self.names = self.numbering.names
         self.groups = self._make_groups(circuit.elements)
         self.id = self._differential_ids()
+        determined = np.append(self.id, (0.0, 0.0)) != 0
+        for g in self.groups:
+            if g.etype.is_potential_source:
+                determined[g.var_idx[:, :len(g.etype.ports)].ravel()] = True
+        determined[self.n:] = False
+        for g in self.groups:
+            g.etype.bind_determined(g.p_init, determined[g.var_idx])
         self.error_mask = self._error_mask()
         self.newton_mask = self._newton_mask()
         self._build_pattern()

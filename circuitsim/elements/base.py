@@ -48,12 +48,17 @@ class Port:
     position, quaternion of the body, global components) and 13 local rows: the flows
     into the element at the body's six nodes (minus the force and torque it applies),
     then contributions to the body's 7 kinematic equations (zero except for stabilised
-    position constraints, which add Gᵀμ there)."""
+    position constraints, which add Gᵀμ there).
+
+    ``param``: the port is not written among the positional ports; the parameter of that
+    name (kind 'node') names its node, and without it the element owns the node
+    <element>.<port> (a joint's axis flange)."""
     name: str
     domains: tuple | None = None
     group: str = "a"
     description: str = ""
     frame: bool = False
+    param: str | None = None
 
     @property
     def nvars(self) -> int:
@@ -73,7 +78,8 @@ class Param:
     ``kind``: 'real' (number or expression), 'time' (may also be a time function),
     'timevector' (``size`` components, each may be a time function),
     'choice' (an identifier from ``choices``), 'vector' (``size`` components),
-    'expr' (kept as an expression tree; behavioural sources).
+    'expr' (kept as an expression tree; behavioural sources), 'node' (a node name: the
+    value is the node of the port whose ``param`` it is).
     ``positive``/``nonnegative``: bounds checked at elaboration.
     """
     name: str
@@ -173,6 +179,11 @@ class ElementType:
         return []
 
     @classmethod
+    def positional_ports(cls) -> tuple:
+        """The ports written after the element name (not those named by a parameter)."""
+        return tuple(p for p in cls.ports if p.param is None)
+
+    @classmethod
     def nvars(cls, n_extra: int = 0) -> int:
         return sum(p.nvars for p in cls.ports) + len(cls.states) + n_extra
 
@@ -201,6 +212,17 @@ class ElementType:
         """After conversion: derive parameters from other elements. ``frames`` maps a
         frame name to the initial state of that body ({'x': .., 'q0': .., ...}; ground
         '0' included). Joints compute their local attachment points here."""
+
+    @classmethod
+    def bind_determined(cls, p_init, local_determined: np.ndarray) -> None:
+        """Told, once the unknowns are classified, which local variables (N, nvars) other
+        equations determine at t0 — differential unknowns, and nodes of potential
+        sources — for initialisation forms that depend on it."""
+
+    @classmethod
+    def imposed_potential(cls, t: float, p) -> np.ndarray | None:
+        """A potential source's p_a − p_b at t (N,); None for other elements."""
+        return None
 
     @classmethod
     def initial_state(cls, inst: ElementInstance) -> dict:

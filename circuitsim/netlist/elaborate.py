@@ -155,11 +155,12 @@ class Elaborator:
         return out
 
     def _primitive(self, st, etype, full, prefix, portmap, scope) -> None:
-        nports = 0 if etype.implicit_ports else len(etype.ports)
+        written = etype.positional_ports()
+        nports = 0 if etype.implicit_ports else len(written)
         if len(st.positional) < nports:
             raise NetlistError(
                 f"{etype.keyword} {full} needs {nports} port(s) "
-                f"({' '.join(p.name for p in etype.ports)}), got {len(st.positional)}",
+                f"({' '.join(p.name for p in written)}), got {len(st.positional)}",
                 st.name_loc)
         if etype.implicit_ports:       # a body: its nodes are <name>.vx ... <name>.wz
             nodes = [f"{full}.{p.name}" for p in etype.ports]
@@ -179,7 +180,7 @@ class Elaborator:
                     or etype.positional_param in keyed or isinstance(extra[0], ast.Ident)):
                 raise NetlistError(
                     f"{etype.keyword} {full} takes {nports} port(s) "
-                    f"({' '.join(p.name for p in etype.ports)}); '{extra[0].text}' is one "
+                    f"({' '.join(p.name for p in written)}); '{extra[0].text}' is one "
                     "too many (parameters are written key=value)", extra[0].loc)
             assigns[etype.positional_param] = (extra[0], scope)
             locs[etype.positional_param] = extra[0].loc
@@ -193,6 +194,13 @@ class Elaborator:
             name = self._param_name(name, declared, etype, full, loc)
             assigns[name] = (value, scope)
             locs[name] = loc
+        if not etype.implicit_ports:   # ports named by a parameter (a joint's flange)
+            for port in etype.ports:
+                if port.param is None:
+                    continue
+                value = assigns.get(port.param, (None,))[0]
+                nodes.append(f"{full}.{port.name}" if value is None
+                             else self._node(value, prefix, portmap))
         self.pending.append(_Pending(etype, full, nodes, assigns, st.loc, locs, prefix, portmap))
 
     @staticmethod
@@ -275,6 +283,8 @@ class Elaborator:
     def _convert_value(self, par, value, scope, dom, allowed, what, prefix="", portmap=None):
         if par.kind == "choice":
             return values.to_choice(value, par.choices, what)
+        if par.kind == "node":
+            return self._node(value, prefix, portmap or {})
         if par.kind == "expr":
             if not isinstance(value, ast.Expr):
                 raise NetlistError(f"{what} expects an expression in braces, like "
@@ -390,7 +400,7 @@ class Elaborator:
         for inst in c.elements:
             if inst.type.implicit_ports:
                 frames[inst.name] = {**inst.type.initial_state(inst),
-                                     "m": inst.params.get("m")}
+                                     "m": inst.params.get("m"), "J": inst.params.get("J")}
         for inst in c.elements:
             inst.type.link(inst, frames)
 

@@ -68,6 +68,15 @@ def scalar_ports(el):
     return [(p, n) for p, n in zip(el.type.ports, el.nodes) if not p.frame]
 
 
+def owned_nodes(el) -> list:
+    """Nodes an element creates for itself: a body's B.vx .. B.wz, a joint's default
+    axis node J.w; nothing else need be attached to them."""
+    if el.type.implicit_ports:
+        return list(el.nodes)
+    return [n for p, n in zip(el.type.ports, el.nodes)
+            if p.param is not None and n == f"{el.name}.{p.name}"]
+
+
 def _connection_graph(pending: list, skip=lambda el: False) -> nx.Graph:
     """Nodes joined by elements: ports of one group are joined to each other; a port
     alone in its group (mass, inertia, a body's nodes) joins its node to ground."""
@@ -117,7 +126,7 @@ def check_connectivity(pending: list, first_use: dict) -> list:
 
     warnings = []
     count: dict = {}
-    owned = {node for el in pending if el.type.implicit_ports for node in el.nodes}
+    owned = {node for el in pending for node in owned_nodes(el)}
     for el in pending:
         if el.type.implicit_ports:
             continue              # a body's own nodes need nothing else attached

@@ -1,0 +1,312 @@
+"""Kinematic start-up of a mechanism at t = 0: assembly, then redundant loop constraints.
+
+1. Positions. The joint points and axes the user drew rarely close a loop exactly. The
+   bodies' positions and quaternions are moved onto g(p, q) = 0 — every joint's position
+   constraints, whatever its model, so that swapping models leaves the start unchanged —
+   by Gauss–Newton with minimum-norm corrections (sparse LSQR; redundant rows of a closed
+   loop are harmless there). ``.ic`` values are hard: an ``.ic`` body coordinate is not
+   moved, and an ``.ic`` joint coordinate (``J.angle``, ``J.s``) becomes a constraint.
+   Body start values are soft: they move, as little as possible.
+2. Velocities. The same with the velocity rows W·u = 0 and the axis-node relations,
+   weighted by mass and inertia (the kinetic-energy metric: the correction an impulse
+   would make). ``.ic`` velocities are hard.
+3. Joint coordinates not set by ``.ic`` start at their geometric value.
+4. Redundant constraints. A closed loop of rigid joints usually constrains some motion
+   twice (a planar four-bar of revolute joints: 3 rows too many). Per loop (a biconnected
+   block of the body–joint graph), a pivoted QR of the loop's velocity rows finds a
+   largest independent set; the other rows are switched off (their λ = 0), as multibody
+   codes do. The reactions are then one of the many that balance the loop.
+
+What moved, by how much, and which rows were switched off is reported as notes; a loop
+that cannot be closed is a located error naming its joints.
+"""
+from __future__ import annotations
+
+import copy
+
+import networkx as nx
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.sparse.linalg import lsqr
+
+from ..elements.base import FRAME_VARS
+from ..errors import ModelError
+
+POS_TOL = 1e-10        # m (and rad-like units of the rotation rows): assembled
+VEL_TOL = 1e-10        # m/s, rad/s
+MAX_ITERS = 30
+RANK_TOL = 1e-9        # relative pivot size below which a loop row is redundant
+REPORT = 5             # moved values / joints named in a note
+NF = len(FRAME_VARS)
+VEL = list(range(0, 6)) + list(range(NF, NF + 6))            # V, ω of the two frames
+POS = list(range(6, 13)) + list(range(NF + 6, NF + 13))      # p, q of the two frames
+
+
+def kinematic_start(system, y0: np.ndarray) -> tuple[np.ndarray, list]:
+    """Consistent positions and velocities at t = 0 and the redundant-row flags of the
+    joint groups (set in place). Returns (y0, notes)."""
+    joints = [g for g in system.groups if hasattr(g.etype, "position_constraints")]
+    if not joints:
+        return y0, []
+    for g in joints:
+        g.p.active[:] = 1.0
+    n = system.n
+    hard = np.zeros(n + 2, dtype=bool)
+    hard[n:] = True                                   # the constant slots
+    targets = []                                      # (group, row, flange, value)
+    y = np.concatenate([y0, (0.0, 1.0)])
+    for g in system.groups:                  # a node driven against ground: hard
+        imposed = g.etype.imposed_potential(0.0, g.p)
+        if imposed is None:
+            continue
+        a, b = g.var_idx[:, 0], g.var_idx[:, 1]
+        for node, other, sign in ((a, b, 1.0), (b, a, -1.0)):
+            grounded = (other == system.zero) & (node < n)
+            y[node[grounded]] = sign * imposed[grounded]
+            hard[node[grounded]] = True
+    for name, (value, _) in system.circuit.ics.items():
+        index = system.numbering.index.get(name)
+        if index is not None:
+            hard[index] = True
+    for g in joints:
+        for row, inst in enumerate(g.instances):
+            for k, f in enumerate(g.etype.flanges):
+                key = f"{inst.name}.{f.coord}"
+                if key in system.circuit.ics:
+                    targets.append((g, row, k, system.circuit.ics[key][0]))
+    notes = []
+    before = y.copy()
+    _assemble_positions(system, joints, y, hard, targets)
+    moved = _moved(system, before, y, POS, joints)
+    if moved:
+        notes.append("assembly at t = 0 moved the bodies onto the joints: " + moved)
+    before = y.copy()
+    _assemble_velocities(system, joints, y, hard)
+    moved = _moved(system, before, y, VEL, joints)
+    if moved:
+        notes.append("assembly at t = 0 made the velocities consistent: " + moved)
+    _start_coordinates(joints, y, hard)
+    removed = _redundant_rows(system, joints, y)
+    if removed:
+        notes.append("closed loop(s): redundant constraint rows left to the other joints "
+                     "(their reactions are one admissible distribution): " + removed)
+    return y[:n], notes
+
+
+# --- positions -------------------------------------------------------------------------
+
+def _position_rows(joints, y, targets):
+    """Global residual g and its sparse Jacobian over all unknowns."""
+    values, rows, cols, data = [], [], [], []
+    offset = 0
+    for g in joints:
+        x = y[g.var_idx]
+        val, grad = g.etype.position_constraints(x, g.p)
+        N, m = val.shape
+        values.append(val.ravel())
+        r = offset + np.arange(N * m).reshape(N, m)
+        rows.append(np.repeat(r[:, :, None], len(POS), axis=2).ravel())
+        cols.append(np.repeat(g.var_idx[:, None, POS], m, axis=1).ravel())
+        data.append(grad[:, :, POS].ravel())
+        offset += N * m
+    by_group: dict = {}
+    for g, row, k, value in targets:
+        by_group.setdefault(id(g), (g, []))[1].append((row, k, value))
+    for g, items in by_group.values():
+        coords, grads = g.etype.coordinates(y[g.var_idx], g.p)
+        for row, k, value in items:
+            values.append(np.array([coords[row, k] - value]))
+            rows.append(np.full(len(POS), offset))
+            cols.append(g.var_idx[row, POS])
+            data.append(grads[row, k, POS])
+            offset += 1
+    G = sp.csr_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(offset, len(y)))
+    return np.concatenate(values), G
+
+
+def _assemble_positions(system, joints, y, hard, targets):
+    for _ in range(MAX_ITERS):
+        g, G = _position_rows(joints, y, targets)
+        if np.abs(g).max(initial=0.0) <= POS_TOL:
+            return
+        free = np.flatnonzero(np.asarray(abs(G).sum(axis=0)).ravel() > 0)
+        free = free[~hard[free]]
+        if not len(free):
+            break
+        delta = lsqr(G[:, free], -g, atol=1e-14, btol=1e-14, iter_lim=10 * len(free))[0]
+        y[free] += delta
+        if system.project is not None:
+            y[:system.n] = system.project(0.0, y[:system.n])
+    g, _ = _position_rows(joints, y, targets)
+    if np.abs(g).max(initial=0.0) > 1e3 * POS_TOL:
+        raise ModelError(_not_assembled(joints, g, "positions", "m",
+                                        "check the joint points, axes and link lengths"
+                                        + (" and the .ic joint coordinates" if targets
+                                           else "")), _worst_loc(joints, g))
+
+
+# --- velocities ------------------------------------------------------------------------
+
+def _assemble_velocities(system, joints, y, hard):
+    rows, cols, data = [], [], []
+    offset = 0
+    for g in joints:
+        R = g.etype.velocity_rows(y[g.var_idx], g.p)
+        N, m, nv = R.shape
+        r = offset + np.arange(N * m).reshape(N, m)
+        rows.append(np.repeat(r[:, :, None], nv, axis=2).ravel())
+        cols.append(np.repeat(g.var_idx[:, None, :], m, axis=1).ravel())
+        data.append(R.ravel())
+        offset += N * m
+    R = sp.csr_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(offset, len(y)))
+    keep = np.zeros(len(y), dtype=bool)
+    for g in joints:
+        keep[g.var_idx[:, VEL].ravel()] = True
+        keep[g.var_idx[:, g.etype._F0:g.etype._F0 + g.etype._nf].ravel()] = True
+    keep &= ~hard
+    keep[system.n:] = False
+    free = np.flatnonzero(keep)
+    residual = R @ y
+    if np.abs(residual).max(initial=0.0) <= VEL_TOL or not len(free):
+        return
+    scale = 1.0 / np.sqrt(_velocity_weights(system, joints, len(y))[free])
+    z = lsqr(R[:, free] @ sp.diags(scale), -residual, atol=1e-14, btol=1e-14,
+             iter_lim=10 * len(free))[0]
+    y[free] += scale * z
+    residual = R @ y
+    if np.abs(residual).max() > 1e3 * VEL_TOL * max(1.0, np.abs(y[free]).max()):
+        raise ModelError(_not_assembled(joints, residual, "velocities", "m/s or rad/s",
+                                        "check the .ic velocities", flanges=True),
+                         _worst_loc(joints, residual, flanges=True))
+
+
+def _velocity_weights(system, joints, size):
+    """Mass for a body's V, mean principal inertia for its ω, a small weight for axis
+    nodes (they follow the bodies)."""
+    w = np.full(size, 1e-6)
+    for g in system.groups:
+        if g.etype.implicit_ports:
+            for row, inst in enumerate(g.instances):
+                idx = g.var_idx[row]
+                w[idx[0:3]] = float(inst.params.get("m", 1.0))
+                w[idx[3:6]] = float(np.mean(inst.params.get("J", 1.0)))
+    return w
+
+
+# --- coordinates, redundancy ---------------------------------------------------------------
+
+def _start_coordinates(joints, y, hard):
+    for g in joints:
+        if not g.etype.flanges:
+            continue
+        coords, _ = g.etype.coordinates(y[g.var_idx], g.p)
+        idx = g.var_idx[:, g.etype._C0:g.etype._C0 + g.etype._nf]
+        free = ~hard[idx]
+        y[idx[free]] = coords[free]
+
+
+def _redundant_rows(system, joints, y) -> str:
+    rigid = [g for g in joints if g.p.model in ("velocity", "position")]
+    if not rigid:
+        return ""
+    graph = nx.Graph()
+    for gi, g in enumerate(rigid):
+        for row, inst in enumerate(g.instances):
+            joint = ("joint", gi, row)
+            for node in inst.nodes[:2]:
+                graph.add_edge(joint, ("frame", node))
+    removed = []
+    for block in nx.biconnected_components(graph):
+        members = [item for item in block if item[0] == "joint"]
+        if len(members) < 2:
+            continue                      # a bridge: no loop
+        removed += _loop_redundancy(system, rigid, members, y)
+    return ", ".join(removed[:REPORT * 4])
+
+
+def _loop_redundancy(system, rigid, members, y) -> list:
+    blocks, owners = [], []
+    for _, gi, row in sorted(members):
+        g = rigid[gi]
+        R = g.etype.velocity_rows(y[g.var_idx[row:row + 1]], _row_params(g, row))[
+            0, :g.etype._m]
+        blocks.append((g.var_idx[row], R))
+        owners += [(g, row, k) for k in range(g.etype._m)]
+    cols = sorted({int(i) for idx, _ in blocks for i in idx[VEL] if i < system.n})
+    where = {c: j for j, c in enumerate(cols)}
+    M = np.zeros((len(owners), len(cols)))
+    r = 0
+    for idx, R in blocks:
+        for k in range(R.shape[0]):
+            for local in VEL:
+                c = int(idx[local])
+                if c in where:
+                    M[r, where[c]] += R[k, local]
+            r += 1
+    if not len(cols):
+        return []
+    _, diag, perm = scipy.linalg.qr(M.T, mode="economic", pivoting=True)
+    d = np.abs(np.diag(diag)) if diag.ndim == 2 else np.abs(diag)
+    rank = int(np.sum(d > RANK_TOL * max(d.max(initial=0.0), 1e-300)))
+    out = []
+    for j in perm[rank:]:
+        g, row, k = owners[j]
+        g.p.active[row, k] = 0.0
+        out.append(f"{g.instances[row].name}.{g.etype.states[k].name}")
+    return out
+
+
+def _row_params(g, row):
+    """The group's parameters restricted to one instance."""
+    p = copy.copy(g.p)
+    for name, value in vars(g.p).items():
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == len(
+                g.instances):
+            setattr(p, name, value[row:row + 1])
+    return p
+
+
+# --- reports -------------------------------------------------------------------------------
+
+def _moved(system, before, after, local, joints) -> str:
+    idx = sorted({int(i) for g in joints for i in g.var_idx[:, local].ravel()
+                  if i < system.n})
+    changes = [(abs(after[i] - before[i]), system.names[i], before[i], after[i])
+               for i in idx if abs(after[i] - before[i]) > 1e-12 * max(1.0, abs(before[i]))]
+    changes.sort(reverse=True)
+    text = ", ".join(f"{name} {a:.6g} -> {b:.6g}" for _, name, a, b in changes[:REPORT])
+    if len(changes) > REPORT:
+        text += f" (and {len(changes) - REPORT} more)"
+    return text
+
+
+def _joint_rows(joints, flanges=False):
+    """The joint instance of each global constraint row (velocity rows: + flanges)."""
+    out = []
+    for g in joints:
+        for inst in g.instances:
+            out += [inst] * (g.etype._m + (g.etype._nf if flanges else 0))
+    return out
+
+
+def _not_assembled(joints, residual, what, unit, hint, flanges=False) -> str:
+    owners = _joint_rows(joints, flanges)
+    worst = {}
+    for inst, value in zip(owners, np.abs(residual[:len(owners)])):
+        worst[inst.name] = max(worst.get(inst.name, 0.0), value)
+    named = sorted(worst.items(), key=lambda kv: -kv[1])
+    listed = ", ".join(f"{name} ({value:.3g} {unit})" for name, value in named[:REPORT]
+                       if value > 0)
+    return (f"the mechanism cannot be assembled at t = 0: the {what} cannot satisfy the "
+            f"joints {listed}; {hint}")
+
+
+def _worst_loc(joints, residual, flanges=False):
+    owners = _joint_rows(joints, flanges)
+    if not owners:
+        return None
+    k = int(np.argmax(np.abs(residual[:len(owners)])))
+    return owners[k].loc

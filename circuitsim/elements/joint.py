@@ -1,0 +1,510 @@
+"""The common machinery of the joints built from constraint primitives (physics.md §5–§6).
+
+A joint type (revolute.py, prismatic.py, ...) declares which primitives it is made of
+(``layout``: point-on-plane normals and rotation-restriction pairs, from the joint's
+triad e1, e2, n = axis) and its axis flanges; this class turns them into an element
+with the three models of the spherical joint:
+
+    velocity   dg/dt = W·u = 0 per primitive (the cheapest; positions drift slowly)
+    position   dg/dt = 0 and g = 0, with Gᵀμ in the bodies' kinematic equations
+               (stabilised index-2 form of Gear, Gupta and Leimkuhler: no drift)
+    elastic    λ + κ·g + c·dg/dt = 0 (κ = k for a point, kr for a rotation; copes
+               with jamming and with redundant loops)
+
+λ_k is the reaction of primitive k (force along its normal, torque about its
+direction, frame 1 on frame 2) in every model, so swapping the model changes nothing
+else. Frame rows get −Σ W_kᵀ λ_k (the flows into the joint at the bodies' nodes).
+
+Local variables: frame1 (13), frame2 (13), the flange nodes, then the states
+λ_1..λ_m (f1.., t1..), μ_1..μ_m, the flange flows (tau / f) and the joint coordinates
+(angle / s). Rows: the same order (one equation per state).
+
+Flange k (physics.md §6): node potential w = W_f·u (relative angular velocity about n,
+or relative velocity along n), its flow τ is applied as Wᵀτ (torque τn on frame 2,
+−τn on frame 1; a force likewise at the joint point); coordinate' = w.
+
+While consistent initial values are computed (``init``), rigid rows use d²g/dt² =
+∇(dg/dt)·x' = 0 (index 1: determines λ), and a flange relation whose node is a
+differential unknown (an inertia on it) or a potential source's node is differentiated
+likewise (its w' is taken as 0 for a source: exact for a constant drive).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ModelError
+from .base import ElementType, Output, Param, Port, State
+from .constraints import (NV2, Frames, axial_rotation, point_on_plane, relative_angle,
+                          rotation, velocity_gradient)
+from .frames import cross, global_point, local_offset
+from . import quaternion
+
+MODELS = ("velocity", "position", "elastic")
+AT_FRAMES = ("global", "frame1", "frame2")
+RIGID = ("velocity", "position")
+AXIS = Param("axis", "1", default=(0.0, 0.0, 1.0), description="axis direction, global at "
+             "t = 0, fixed in frame 1 from then on", kind="vector", size=3)
+
+
+@dataclass(frozen=True)
+class Flange:
+    """An axis coupling: ``port`` is the scalar node's port name (also the default node
+    <joint>.<port>), ``param`` the parameter that names the node, ``kind`` 'rot' (about
+    the axis) or 'trans' (along it), ``flow`` and ``coord`` the state names."""
+    port: str
+    param: str
+    kind: str
+    flow: str
+    coord: str
+
+
+ROT = Flange("w", "flange", "rot", "tau", "angle")
+TRANS = Flange("v", "flange", "trans", "f", "s")
+
+
+def triad(axis) -> tuple:
+    """Unit axis n and two unit vectors e1, e2 with (e1, e2, n) right-handed."""
+    n = np.asarray(axis, dtype=float)
+    n = n / np.linalg.norm(n)
+    t = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = t - (t @ n) * n
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(n, e1), n
+
+
+def _rotation_matrix(frame_state: dict) -> np.ndarray:
+    return quaternion.dcm(np.array([frame_state[k] for k in ("q0", "q1", "q2", "q3")]))
+
+
+class Joint(ElementType):
+    """Base of the primitive-built joints (not an element itself: no keyword)."""
+
+    n_points: int = 0            # point-on-plane primitives
+    n_rotations: int = 0         # rotation restrictions
+    flanges: tuple = ()          # Flange declarations
+    geometry: tuple = ()         # the joint's own geometric parameters
+    uses_point = True            # False: no joint point (norotation)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.keyword:
+            return
+        nf = len(cls.flanges)
+        domain = {"rot": ("rotational",), "trans": ("translational",)}
+        cls.ports = (Port("frame1", frame=True), Port("frame2", frame=True)) + tuple(
+            Port(f.port, domain[f.kind], group=f.port, frame=False, param=f.param,
+                 description=("relative angular velocity about" if f.kind == "rot" else
+                              "relative velocity along") + " the axis")
+            for f in cls.flanges)
+        point = (Param("at", "m", default=None, description="joint point, global "
+                       "coordinates at t = 0 (default: frame 2's centre of mass)",
+                       kind="vector", size=3),
+                 Param("atframe", "1", default="global", description="coordinates of at: "
+                       "global at t = 0, or frame1/frame2 = that body's frame",
+                       kind="choice", choices=AT_FRAMES)) if cls.uses_point else ()
+        cls.params = point + tuple(cls.geometry) + (
+            Param("model", "1", default="position", description="constraint model",
+                  kind="choice", choices=MODELS),
+            Param("k", "N/m", default=1e8, description="translational stiffness "
+                  "(elastic model)", positive=True),
+            Param("c", "N*s/m", default=None, description="translational damping (elastic "
+                  "model; default critical: 2·sqrt(k·m_eff))", nonnegative=True),
+            Param("kr", "N*m/rad", default=1e6, description="rotational stiffness "
+                  "(elastic model)", positive=True),
+            Param("cr", "N*m*s/rad", default=None, description="rotational damping "
+                  "(elastic model; default critical: 2·sqrt(kr·J_eff), J_eff about the "
+                  "joint point)", nonnegative=True),
+        ) + tuple(Param(f.param, None, default=None, description="name of the axis node "
+                        f"(default <joint>.{f.port})", kind="node") for f in cls.flanges)
+        m = cls.n_points + cls.n_rotations
+        cls.states = (
+            tuple(State(f"f{i + 1}", "N", False, f"reaction force along normal {i + 1}",
+                        index=2) for i in range(cls.n_points))
+            + tuple(State(f"t{i + 1}", "N*m", False, f"reaction torque about direction "
+                          f"{i + 1}", index=2) for i in range(cls.n_rotations))
+            + tuple(State(f"mu{i + 1}", "1", False, "stabilising multiplier (position "
+                          "model)", index=2) for i in range(m))
+            + tuple(State(f.flow, "N*m" if f.kind == "rot" else "N", False,
+                          "flow of the axis coupling (drive torque/force on the joint)",
+                          index=2) for f in cls.flanges)
+            + tuple(State(f.coord, "rad" if f.kind == "rot" else "m", True,
+                          "joint coordinate (integral of the axis node's potential)")
+                    for f in cls.flanges))
+        cls.outputs = (
+            tuple(Output(f"F{a}", "N", f"reaction force of frame 1 on frame 2, {a}")
+                  for a in "xyz")
+            + tuple(Output(f"M{a}", "N*m", f"reaction moment of frame 1 on frame 2 about "
+                           f"the joint point, {a}") for a in "xyz")
+            + (Output("gap", "m", "position-level violation of the point constraints"),)
+            + ((Output("twist", "rad", "position-level violation of the rotation "
+                       "constraints"),) if cls.n_rotations else ()))
+        # offsets of the blocks in the local variable (and row) vector
+        cls._F0 = NV2                         # flange nodes
+        cls._L0 = NV2 + nf                    # λ
+        cls._M0 = cls._L0 + m                 # μ
+        cls._T0 = cls._M0 + m                 # flange flows
+        cls._C0 = cls._T0 + nf                # coordinates
+        cls._m, cls._nf = m, nf
+
+    # --- geometry ------------------------------------------------------------------------
+    @classmethod
+    def check(cls, inst):
+        for par in cls.geometry:
+            value = inst.params.get(par.name)
+            if par.kind == "vector" and value is not None and not np.linalg.norm(value) > 0:
+                raise ModelError(f"{cls.keyword} {inst.name}: {par.name} must be a non-zero "
+                                 "direction", inst.param_locs.get(par.name, inst.loc))
+
+    @classmethod
+    def layout(cls, prm: dict, e1, e2, n) -> tuple:
+        """(point-on-plane normals, rotation pairs (a in frame 1, b in frame 2)) as
+        global vectors at t = 0. A pair restricts rotation about b × a."""
+        raise NotImplementedError
+
+    @classmethod
+    def joint_axis(cls, prm: dict):
+        return prm.get("axis", (0.0, 0.0, 1.0))
+
+    @classmethod
+    def link(cls, inst, frames):
+        prm = inst.params
+        f1, f2 = frames[inst.nodes[0]], frames[inst.nodes[1]]
+        if prm.get("at") is None:
+            owner = f2 if inst.nodes[1] != "0" else f1
+            at = np.array([owner[k] for k in ("x", "y", "z")])
+        else:
+            at = global_point(frames, inst.nodes, prm.get("atframe", "global"), prm["at"])
+        e1, e2, n = triad(cls.joint_axis(prm))
+        normals, pairs = cls.layout(prm, e1, e2, n)
+        A1t, A2t = _rotation_matrix(f1).T, _rotation_matrix(f2).T
+        prm["x1"], prm["x2"] = local_offset(f1, at), local_offset(f2, at)
+        prm["pp_n"] = np.array([A1t @ v for v in normals]).reshape(-1, 3)
+        prm["rot_a"] = np.array([A1t @ a for a, _ in pairs]).reshape(-1, 3)
+        prm["rot_b"] = np.array([A2t @ b for _, b in pairs]).reshape(-1, 3)
+        prm["axis_l"], prm["ref1"], prm["ref2"] = A1t @ n, A1t @ e1, A2t @ e1
+        masses = [f["m"] for f in (f1, f2) if f.get("m")]
+        # inertia about the joint point: mean principal moment + m·|arm|² (parallel axes)
+        inertias = [float(np.mean(f["J"])) + f["m"] * float(arm @ arm)
+                    for f, arm in ((f1, prm["x1"]), (f2, prm["x2"])) if f.get("J") is not None]
+        if prm.get("c") is None:
+            prm["c"] = 2.0 * np.sqrt(prm["k"] * _effective(masses))
+        if prm.get("cr") is None:
+            prm["cr"] = 2.0 * np.sqrt(prm["kr"] * _effective(inertias))
+
+    @classmethod
+    def group_key(cls, inst):
+        return inst.params["model"]
+
+    @classmethod
+    def prepare(cls, instances):
+        p = super().prepare(instances)
+        N, m, npp = len(instances), cls._m, cls.n_points
+        p.model = instances[0].params["model"]
+        p.init = False
+        p.flange_differential = np.zeros((N, cls._nf), dtype=bool)
+
+        def stack(key, shape):
+            return np.array([np.asarray(i.params.get(key, np.zeros(shape)), dtype=float)
+                             .reshape(shape) for i in instances]).reshape((N,) + shape)
+
+        p.x1, p.x2 = stack("x1", (3,)), stack("x2", (3,))
+        p.pp_n = stack("pp_n", (npp, 3))
+        p.rot_a, p.rot_b = stack("rot_a", (cls.n_rotations, 3)), stack("rot_b",
+                                                                        (cls.n_rotations, 3))
+        p.axis_l = stack("axis_l", (3,))
+        p.ref1, p.ref2 = stack("ref1", (3,)), stack("ref2", (3,))
+        k = np.array([i.params["k"] for i in instances], dtype=float)
+        kr = np.array([i.params["kr"] for i in instances], dtype=float)
+        c = np.array([i.params.get("c") or 0.0 for i in instances], dtype=float)
+        cr = np.array([i.params.get("cr") or 0.0 for i in instances], dtype=float)
+        p.kappa = np.concatenate([np.repeat(k[:, None], npp, 1),
+                                  np.repeat(kr[:, None], m - npp, 1)], axis=1)
+        p.damp = np.concatenate([np.repeat(c[:, None], npp, 1),
+                                 np.repeat(cr[:, None], m - npp, 1)], axis=1)
+        # 0 for a redundant rigid constraint (a closed loop): its λ and μ are set to 0
+        p.active = np.ones((N, m))
+        for row, inst in enumerate(instances):
+            p.active[row, list(inst.params.get("inactive", ()))] = 0.0
+        return p
+
+    @classmethod
+    def initialisation_params(cls, p):
+        init = copy.copy(p)
+        init.init = True
+        return init
+
+    @classmethod
+    def bind_determined(cls, p_init, local_determined):
+        """Flange nodes that other equations determine (an inertia or a potential
+        source on them): their relation is differentiated while initialising."""
+        p_init.flange_differential = local_determined[:, cls._F0:cls._F0 + cls._nf]
+
+    # --- kernels ---------------------------------------------------------------------------
+    @classmethod
+    def _primitives(cls, x, p, level=2):
+        """g, dg, W, dW, H of the m constraints and W, dW of the flanges; ``level`` as in
+        constraints.point_on_plane (0: g, W; 1: + dg; 2: + dW; 3: + H)."""
+        fr = Frames(x[:, :NV2])
+        parts = []
+        if cls.n_points:
+            parts.append(point_on_plane(fr, p.pp_n, p.x1, p.x2, level))
+        if cls.n_rotations:
+            parts.append(rotation(fr, p.rot_a, p.rot_b, level))
+        g, dg, W, dW, H = (np.concatenate([part[i] for part in parts], axis=1)
+                           if parts[0][i] is not None else None for i in range(5))
+        fW, fdW = [], []
+        for f in cls.flanges:
+            axis = p.axis_l[:, None, :]
+            if f.kind == "rot":
+                Wf, dWf = axial_rotation(fr, axis, level)
+            else:
+                _, _, Wf, dWf, _ = point_on_plane(fr, axis, p.x1, p.x2, level)
+            fW.append(Wf)
+            fdW.append(dWf)
+        N = x.shape[0]
+        Wf = np.concatenate(fW, axis=1) if fW else np.zeros((N, 0, NV2))
+        dWf = (np.concatenate(fdW, axis=1) if fdW else np.zeros((N, 0, NV2, NV2))
+               ) if level >= 2 else None
+        return fr, g, dg, W, dW, H, Wf, dWf
+
+    @classmethod
+    def _blocks(cls, x):
+        L0, M0, T0, C0, F0, m, nf = (cls._L0, cls._M0, cls._T0, cls._C0, cls._F0, cls._m,
+                                     cls._nf)
+        return (x[:, L0:L0 + m], x[:, M0:M0 + m], x[:, T0:T0 + nf], x[:, F0:F0 + nf])
+
+    @classmethod
+    def residual(cls, t, x, xp, p):
+        position = p.model == "position" and not p.init
+        # the initialisation form needs ∂W/∂x (for d²g/dt²), the position model dg/dx
+        level = 2 if p.init else (1 if position else 0)
+        _, g, dg, W, dW, _, Wf, dWf = cls._primitives(x, p, level)
+        lam, mu, tau, wf = cls._blocks(x)
+        x26, xp26 = x[:, :NV2], xp[:, :NV2]
+        out = np.zeros((x.shape[0], cls.nrows()))
+        L0, M0, T0, C0, F0, m, nf = (cls._L0, cls._M0, cls._T0, cls._C0, cls._F0, cls._m,
+                                     cls._nf)
+        out[:, :NV2] = -np.einsum("nmj,nm->nj", W, lam) - np.einsum("nfj,nf->nj", Wf, tau)
+        out[:, F0:F0 + nf] = tau
+        act = p.active
+        gdot = np.einsum("nmj,nj->nm", W, x26)
+        if p.model == "elastic":
+            out[:, L0:L0 + m] = lam + p.kappa * g + p.damp * gdot
+        elif p.init:
+            gddot = np.einsum("nmj,nj->nm", velocity_gradient(W, dW, x26), xp26)
+            out[:, L0:L0 + m] = act * gddot + (1.0 - act) * lam
+        else:
+            out[:, L0:L0 + m] = act * gdot + (1.0 - act) * lam
+        if position:
+            out[:, :NV2] += np.einsum("nmj,nm->nj", dg, mu * act)
+            out[:, M0:M0 + m] = act * g + (1.0 - act) * mu
+        else:
+            out[:, M0:M0 + m] = mu
+        rel = wf - np.einsum("nfj,nj->nf", Wf, x26)
+        if p.init and nf:
+            acc = xp[:, F0:F0 + nf] - np.einsum(
+                "nfj,nj->nf", velocity_gradient(Wf, dWf, x26), xp26)
+            rel = np.where(p.flange_differential, acc, rel)
+        out[:, T0:T0 + nf] = rel
+        out[:, C0:C0 + nf] = xp[:, C0:C0 + nf] - wf
+        return out
+
+    @classmethod
+    def jacobian(cls, t, x, xp, p):
+        position = p.model == "position" and not p.init
+        _, g, dg, W, dW, H, Wf, dWf = cls._primitives(x, p, 3 if position else 2)
+        lam, mu, tau, wf = cls._blocks(x)
+        x26, xp26 = x[:, :NV2], xp[:, :NV2]
+        N = x.shape[0]
+        L0, M0, T0, C0, F0, m, nf = (cls._L0, cls._M0, cls._T0, cls._C0, cls._F0, cls._m,
+                                     cls._nf)
+        L, M, T, C, Fl = (slice(L0, L0 + m), slice(M0, M0 + m), slice(T0, T0 + nf),
+                          slice(C0, C0 + nf), slice(F0, F0 + nf))
+        J = np.zeros((N, cls.nrows(), cls.nvars()))
+        Jp = np.zeros_like(J)
+        act = p.active
+        eye_m = np.broadcast_to(np.eye(m), (N, m, m))
+        # frame rows: −Wᵀλ − W_fᵀτ (+ Gᵀμ)
+        J[:, :NV2, L] = -np.swapaxes(W, 1, 2)
+        J[:, :NV2, T] = -np.swapaxes(Wf, 1, 2)
+        J[:, :NV2, :NV2] = (-np.einsum("nmij,nm->nij", dW, lam)
+                            - np.einsum("nfij,nf->nij", dWf, tau))
+        if position:
+            J[:, :NV2, :NV2] += np.einsum("nmij,nm->nij", H, mu * act)
+            J[:, :NV2, M] = np.swapaxes(dg * act[:, :, None], 1, 2)
+        J[:, Fl, T] = np.broadcast_to(np.eye(nf), (N, nf, nf))
+        grad = velocity_gradient(W, dW, x26)
+        if p.model == "elastic":
+            J[:, L, :NV2] = p.kappa[:, :, None] * dg + p.damp[:, :, None] * grad
+            J[:, L, L] = eye_m
+        elif p.init:
+            # d/dx of ∇(W·u)·x' on the velocities (uᵀ∂W/∂x is linear in u); the terms in
+            # the positions are left out: they are fixed while initial values are found
+            J[:, L, :NV2] = act[:, :, None] * np.einsum("nmij,nj->nmi", dW, xp26)
+            Jp[:, L, :NV2] = act[:, :, None] * grad
+            J[:, L, L] = eye_m * (1.0 - act)[:, None, :]
+        else:
+            J[:, L, :NV2] = act[:, :, None] * grad
+            J[:, L, L] = eye_m * (1.0 - act)[:, None, :]
+        if position:
+            J[:, M, :NV2] = act[:, :, None] * dg
+            J[:, M, M] = eye_m * (1.0 - act)[:, None, :]
+        else:
+            J[:, M, M] = eye_m
+        eye_f = np.broadcast_to(np.eye(nf), (N, nf, nf))
+        J[:, T, Fl] = eye_f
+        J[:, T, :NV2] = -velocity_gradient(Wf, dWf, x26)
+        if p.init and nf:
+            d = p.flange_differential[:, :, None]
+            J[:, T, Fl] = np.where(d, 0.0, eye_f)
+            J[:, T, :NV2] = np.where(d, -np.einsum("nfij,nj->nfi", dWf, xp26),
+                                     J[:, T, :NV2])
+            Jp[:, T, Fl] = np.where(d, eye_f, 0.0)
+            Jp[:, T, :NV2] = np.where(d, -velocity_gradient(Wf, dWf, x26), 0.0)
+        Jp[:, C, C] = eye_f
+        J[:, C, Fl] = -eye_f
+        return J, Jp
+
+    @classmethod
+    def local_pattern(cls, n_extra=0, group=None):
+        L0, M0, T0, C0, F0, m, nf = (cls._L0, cls._M0, cls._T0, cls._C0, cls._F0, cls._m,
+                                     cls._nf)
+        mask = np.zeros((cls.nrows(), cls.nvars()), dtype=bool)
+        mask[:NV2, :NV2] = True
+        mask[:NV2, L0:T0 + nf] = True                  # λ, μ, flange flows
+        mask[F0:F0 + nf, T0:T0 + nf] = True
+        mask[L0:M0 + m, :NV2] = True
+        mask[L0:M0 + m, L0:M0 + m] = np.kron(np.eye(2, dtype=bool), np.eye(m, dtype=bool))
+        mask[T0:T0 + nf, :NV2] = True
+        mask[T0:T0 + nf, F0:F0 + nf] = np.eye(nf, dtype=bool)
+        mask[C0:C0 + nf, C0:C0 + nf] = np.eye(nf, dtype=bool)
+        mask[C0:C0 + nf, F0:F0 + nf] = np.eye(nf, dtype=bool)
+        return mask
+
+    @classmethod
+    def local_differential(cls, n_extra=0, group=None):
+        mask = np.zeros(cls.nvars(n_extra), dtype=bool)
+        mask[cls._C0:cls._C0 + cls._nf] = True
+        return mask
+
+    @classmethod
+    def constrained_vars(cls, n_extra=0, group=None):
+        mask = np.zeros(cls.nvars(n_extra), dtype=bool)
+        mask[cls._F0:cls._F0 + cls._nf] = True          # an inertia on a flange
+        if group is not None and group.model in RIGID:
+            mask[0:6] = mask[13:19] = True              # V, ω of both frames
+        return mask
+
+    # --- start-up hooks (circuitsim.assembly.startup) -------------------------------------
+    @classmethod
+    def position_constraints(cls, x, p):
+        """g (N, m) and dg/dx (N, m, nvars) of every primitive, whatever the model."""
+        _, g, dg, *_ = cls._primitives(x, p, 1)
+        full = np.zeros(dg.shape[:2] + (cls.nvars(),))
+        full[:, :, :NV2] = dg
+        return g, full
+
+    @classmethod
+    def velocity_rows(cls, x, p):
+        """Rows R (N, m + nf, nvars) of the velocity-level equations R·x = 0: W of the
+        primitives, then the flange relations w − W_f·u."""
+        _, _, _, W, _, _, Wf, _ = cls._primitives(x, p, 0)
+        N, nf = x.shape[0], cls._nf
+        R = np.zeros((N, cls._m + nf, cls.nvars()))
+        R[:, :cls._m, :NV2] = W
+        R[:, cls._m:, :NV2] = -Wf
+        R[:, cls._m:, cls._F0:cls._F0 + nf] = np.broadcast_to(np.eye(nf), (N, nf, nf))
+        return R
+
+    @classmethod
+    def coordinates(cls, x, p):
+        """Geometric joint coordinates (N, nf): angle from the reference directions, or
+        the displacement along the axis; and their gradients (N, nf, nvars)."""
+        N = x.shape[0]
+        fr = Frames(x[:, :NV2])
+        values = np.zeros((N, cls._nf))
+        grads = np.zeros((N, cls._nf, cls.nvars()))
+        for k, f in enumerate(cls.flanges):
+            if f.kind == "rot":
+                values[:, k] = relative_angle(fr, p.axis_l, p.ref1, p.ref2)
+                grads[:, k, :NV2] = _angle_gradient(x, p, values[:, k])
+            else:
+                s, ds, *_ = point_on_plane(fr, p.axis_l[:, None, :], p.x1, p.x2, 1)
+                values[:, k], grads[:, k, :NV2] = s[:, 0], ds[:, 0]
+        return values, grads
+
+    # --- outputs -------------------------------------------------------------------------
+    @classmethod
+    def compute_outputs(cls, t, x, xp, p):
+        T, N = x.shape[:2]
+        flat = x.reshape(T * N, x.shape[-1])
+        q = copy.copy(p)
+        for name in ("pp_n", "rot_a", "rot_b", "x1", "x2", "axis_l", "ref1", "ref2"):
+            value = getattr(p, name)
+            setattr(q, name, np.broadcast_to(value, (T,) + value.shape).reshape(
+                (T * N,) + value.shape[1:]))
+        fr, g, *_ = cls._primitives(flat, q, 0)
+        lam = flat[:, cls._L0:cls._L0 + cls._m]
+        npp = cls.n_points
+        F = np.zeros((T * N, 3))
+        M = np.zeros((T * N, 3))
+        if npp:
+            F = np.einsum("nmi,nm->ni", fr.rotate(0, q.pp_n), lam[:, :npp])
+        if cls.n_rotations:
+            d = cross(fr.rotate(1, q.rot_b), fr.rotate(0, q.rot_a))     # b × a
+            M = np.einsum("nmi,nm->ni", d, lam[:, npp:])
+        cols = [F, M, np.sqrt(np.sum(g[:, :npp] ** 2, axis=1))[:, None]]
+        if cls.n_rotations:
+            cols.append(np.sqrt(np.sum(g[:, npp:] ** 2, axis=1))[:, None])
+        return np.concatenate(cols, axis=1).reshape(T, N, len(cls.outputs))
+
+    # --- contract tests ------------------------------------------------------------------
+    @classmethod
+    def sample_variants(cls):
+        return [{"model": m} for m in MODELS] + [{"model": "position", "inactive": [0]}]
+
+    @classmethod
+    def sample_params(cls, rng):
+        m = cls.n_rotations
+        out = {"model": "position", "k": 1e3, "c": 5.0, "kr": 2e2, "cr": 3.0,
+               "x1": rng.uniform(-1, 1, 3), "x2": rng.uniform(-1, 1, 3),
+               "pp_n": rng.uniform(-1, 1, (cls.n_points, 3)),
+               "rot_a": rng.uniform(-1, 1, (m, 3)), "rot_b": rng.uniform(-1, 1, (m, 3)),
+               "axis_l": rng.uniform(-1, 1, 3), "ref1": rng.uniform(-1, 1, 3),
+               "ref2": rng.uniform(-1, 1, 3)}
+        return out
+
+
+def _effective(values: list) -> float:
+    """m1·m2/(m1 + m2), or the one value when the other frame is ground (1 if none)."""
+    if len(values) == 2:
+        return float(np.prod(values) / np.sum(values))
+    return float(values[0]) if values else 1.0
+
+
+def _angle_gradient(x, p, angle, step=1e-7):
+    """∂angle/∂(p, q) by central differences on the quaternions (start-up only)."""
+    N = x.shape[0]
+    grad = np.zeros((N, NV2))
+    for col in list(range(9, 13)) + list(range(22, 26)):
+        xs = np.repeat(x[:, :NV2][:, None, :], 2, axis=1)
+        xs[:, 0, col] += step
+        xs[:, 1, col] -= step
+        fr_p, fr_m = Frames(xs[:, 0]), Frames(xs[:, 1])
+        a_p = relative_angle(fr_p, p.axis_l, p.ref1, p.ref2)
+        a_m = relative_angle(fr_m, p.axis_l, p.ref1, p.ref2)
+        grad[:, col] = np.angle(np.exp(1j * (a_p - a_m))) / (2 * step)
+    return grad
+
+
+def check_perpendicular(inst, a, b, names: str) -> None:
+    """A located error unless the two directions are perpendicular."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    cos = abs(a @ b) / (np.linalg.norm(a) * np.linalg.norm(b))
+    if cos > 1e-6:
+        raise ModelError(f"{inst.type.keyword} {inst.name}: {names} must be perpendicular "
+                         f"(angle {np.degrees(np.arccos(min(cos, 1.0))):.4g}° from 90°)",
+                         inst.param_locs.get(names.split()[0], inst.loc))

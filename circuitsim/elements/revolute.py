@@ -1,0 +1,39 @@
+"""revolute — hinge: rotation about one axis only (paper 004: spherical + 2 rotation
+restrictions), in the three models of the spherical joint.
+
+Ports
+    frame1, frame2: bodies, or 0 (the fixed ground frame).
+    w: the axis node (rotational), named with flange=NAME (default <joint>.w).
+Parameters
+    at: joint point (m), global at t = 0 (or in frame1/frame2 with atframe=).
+    axis: hinge axis, global at t = 0, fixed in frame 1 from then on (default (0,0,1)).
+    model: velocity | position (default) | elastic; k, c, kr, cr: elastic model.
+    flange: name of the axis node.
+Internal variables
+    f1, f2, f3 (N): reaction forces along e1, e2, n (e1, e2 ⊥ axis, fixed in frame 1);
+    t1, t2 (N·m): reaction torques about e1 and e2; mu1..mu5: stabilisation (position
+    model); tau (N·m): torque applied by the axis node; angle (rad): joint angle.
+Equations (physics.md §5, §6; see joint.py for the models)
+    (1) three point-on-plane constraints: the joint points of the frames coincide
+    (2) two rotation restrictions: no relative rotation about e1, e2
+    (3) axis node: w = (ω2 − ω1)·n; τ acts as torque τn on frame 2, −τn on frame 1
+    (4) d angle/dt = w, angle(0) = geometric angle (0 as drawn, or .ic J.angle=...)
+Outputs
+    J.Fx, J.Fy, J.Fz, J.Mx, J.My, J.Mz: reaction of frame 1 on frame 2 (global, moment
+    about the joint point, the axis torque τ not included); J.gap (m), J.twist (rad).
+Example
+    ``revolute J1 0 crank at=(0,0,0) axis=(0,0,1) flange=drive``
+"""
+from .joint import AXIS, ROT, Joint
+
+
+class Revolute(Joint):
+    keyword = "revolute"
+    description = "hinge: rotation about one axis (velocity, position or elastic model)"
+    n_points, n_rotations = 3, 2
+    flanges = (ROT,)
+    geometry = (AXIS,)
+
+    @classmethod
+    def layout(cls, prm, e1, e2, n):
+        return [e1, e2, n], [(n, e2), (e1, n)]          # no rotation about e1, e2
