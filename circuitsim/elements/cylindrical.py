@@ -39,4 +39,4 @@ class Cylindrical(Joint):
 
     @classmethod
     def layout(cls, prm, e1, e2, n):
-        return [e1, e2], [(n, e2), (e1, n)]
+        return [e1, e2], [(e1, n), (e2, n)]               # as revolute.py

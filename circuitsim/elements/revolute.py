@@ -11,11 +11,12 @@ Parameters
     flange: name of the axis node.
 Internal variables
     f1, f2, f3 (N): reaction forces along e1, e2, n (e1, e2 ⊥ axis, fixed in frame 1);
-    t1, t2 (N·m): reaction torques about e1 and e2; mu1..mu5: stabilisation (position
+    t1, t2 (N·m): reaction torques about n × e1 = e2 and n × e2 = −e1; mu1..mu5: stabilisation (position
     model); tau (N·m): torque applied by the axis node; angle (rad): joint angle.
 Equations (physics.md §5, §6; see joint.py for the models)
     (1) three point-on-plane constraints: the joint points of the frames coincide
-    (2) two rotation restrictions: no relative rotation about e1, e2
+    (2) two rotation restrictions: frame 2's axis stays ⊥ e1 and e2 of frame 1 (no
+        relative rotation about e2, e1; independent at every hinge angle)
     (3) axis node: w = (ω2 − ω1)·n; τ acts as torque τn on frame 2, −τn on frame 1
     (4) d angle/dt = w, angle(0) = geometric angle (0 as drawn, or .ic J.angle=...)
 Outputs
@@ -36,4 +37,6 @@ class Revolute(Joint):
 
     @classmethod
     def layout(cls, prm, e1, e2, n):
-        return [e1, e2, n], [(n, e2), (e1, n)]          # no rotation about e1, e2
+        # frame 2's axis stays ⊥ e1 and e2 of frame 1: the restricted directions n × e1,
+        # n × e2 turn with frame 1 only, never with the hinge angle (they stay independent)
+        return [e1, e2, n], [(e1, n), (e2, n)]
