@@ -249,18 +249,20 @@ norotation N2 0 B axis=(0, 1, 0)
 
 
 def test_norotation_stops_spin_about_its_axis_only():
-    """.ic asks for spin about z and x; norotation about z removes the z part at t = 0
-    (an impulse, reported) and the x spin goes on."""
+    """The body starts (soft start value w=) spinning about z and x; norotation about z
+    removes the z part at t = 0 (reported) and the x spin goes on. An .ic (hard) spin
+    about z contradicts the joint: a located error."""
     text = """
-body B m=1 J=(0.1, 0.1, 0.1) pos=(0, 0, 0)
+body B m=1 J=(0.1, 0.1, 0.1) pos=(0, 0, 0) w=(2, 0, 3)
 norotation N 0 B axis=(0, 0, 1)
-.ic B.wx=2
 .tran 0.5 10m
 """
-    net = circuitsim.parse(text.replace(".ic B.wx=2", ".ic B.wx=2") + "\n")
-    res = net.simulate()
+    res = circuitsim.parse(text).simulate()
     np.testing.assert_allclose(res["B.wx"], 2.0, rtol=1e-6)
     assert np.abs(res["B.wz"]).max() < 1e-9
+    assert any("B.wz 3 -> 0" in note for note in res.notes)
+    with pytest.raises(ModelError, match="cannot be assembled"):
+        circuitsim.parse(text + ".ic B.wz=3\n", "nr.cir").simulate()
 
 
 def test_universal_joint_speed_ratio():
