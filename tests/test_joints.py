@@ -41,18 +41,20 @@ def _slider_closed_form(theta, omega, r=0.1, l=0.3):
     return x, v
 
 
-@pytest.mark.parametrize("model,tol", [("position", 1e-6), ("velocity", 1e-6),
-                                       ("elastic", 1e-5)])
-def test_slider_crank_matches_closed_form(model, tol):
+@pytest.mark.parametrize("model,tol,vtol", [("position", 1e-6, 1e-6),
+                                            ("velocity", 1e-6, 1e-6),
+                                            ("elastic", 1e-5, 2e-3)])
+def test_slider_crank_matches_closed_form(model, tol, vtol):
     """Crank driven at 10 rad/s by a velocity source on the hinge's axis node: slider
     position and velocity vs x = r cos θ + sqrt(l² − r² sin² θ) (issue 4: 1e-6 m; the
-    elastic joints deflect by ~F/k = 1e-6 m, so 1e-5 there)."""
+    elastic joints deflect by ~F/k = 1e-6 m, so 1e-5 there, and their own vibration
+    shows in the velocity: 6e-4 m/s measured)."""
     res = circuitsim.parse(SLIDER_CRANK.replace("MODEL", model)).simulate()
     theta = res["J1.angle"]
     np.testing.assert_allclose(theta, 10.0 * res.t, atol=1e-9)
     x, v = _slider_closed_form(theta, 10.0)
     assert np.abs(res["slider.x"] - x).max() < tol
-    assert np.abs(res["slider.vx"] - v).max() < 10 * tol * 10.0       # ω·(length tol)
+    assert np.abs(res["slider.vx"] - v).max() < vtol
     assert np.abs(res["P1.s"] - (x - 0.4)).max() < tol
     # the drive torque needed: from the power balance, τω = d(kinetic energy)/dt
     kinetic = sum(res[f"{b}.T"] for b in ("crank", "rod", "slider"))

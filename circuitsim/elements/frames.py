@@ -59,3 +59,12 @@ def global_point(frames: dict, nodes: list, atframe: str, point) -> np.ndarray:
     q = np.array([state[k] for k in ("q0", "q1", "q2", "q3")])
     r0 = np.array([state[k] for k in ("x", "y", "z")])
     return r0 + quaternion.dcm(q) @ point
+
+
+def reduced(values: list, empty: float = 1.0) -> float:
+    """Reduced mass (or inertia) v1·v2/(v1 + v2) of two frames, the one value when the other
+    frame is ground, ``empty`` when neither has one: what a joint's default critical
+    damping 2·sqrt(k·v) is computed with."""
+    if len(values) == 2:
+        return float(values[0] * values[1] / (values[0] + values[1]))
+    return float(values[0]) if values else empty

@@ -39,7 +39,7 @@ from ..errors import ModelError
 from .base import ElementType, Output, Param, Port, State
 from .constraints import (NV2, Frames, axial_rotation, point_on_plane, relative_angle,
                           rotation, velocity_gradient)
-from .frames import cross, global_point, local_offset
+from .frames import cross, global_point, local_offset, reduced
 from . import quaternion
 
 MODELS = ("velocity", "position", "elastic")
@@ -190,9 +190,9 @@ class Joint(ElementType):
         inertias = [float(np.mean(f["J"])) + f["m"] * float(arm @ arm)
                     for f, arm in ((f1, prm["x1"]), (f2, prm["x2"])) if f.get("J") is not None]
         if prm.get("c") is None:
-            prm["c"] = 2.0 * np.sqrt(prm["k"] * _effective(masses))
+            prm["c"] = 2.0 * np.sqrt(prm["k"] * reduced(masses))
         if prm.get("cr") is None:
-            prm["cr"] = 2.0 * np.sqrt(prm["kr"] * _effective(inertias))
+            prm["cr"] = 2.0 * np.sqrt(prm["kr"] * reduced(inertias))
 
     @classmethod
     def group_key(cls, inst):
@@ -476,13 +476,6 @@ class Joint(ElementType):
                "axis_l": rng.uniform(-1, 1, 3), "ref1": rng.uniform(-1, 1, 3),
                "ref2": rng.uniform(-1, 1, 3)}
         return out
-
-
-def _effective(values: list) -> float:
-    """m1·m2/(m1 + m2), or the one value when the other frame is ground (1 if none)."""
-    if len(values) == 2:
-        return float(np.prod(values) / np.sum(values))
-    return float(values[0]) if values else 1.0
 
 
 def _angle_gradient(x, p, angle, step=1e-7):

@@ -83,7 +83,7 @@ import numpy as np
 from ..errors import ModelError
 from . import quaternion
 from .base import ElementType, Output, Param, Port, State
-from .frames import NV, R, V, W, arm, cross, global_point, local_offset, skew
+from .frames import NV, R, V, W, arm, cross, global_point, local_offset, reduced, skew
 
 MODELS = ("velocity", "position", "elastic")
 AT_FRAMES = ("global", "frame1", "frame2")
@@ -184,9 +184,7 @@ class Spherical(ElementType):
         inst.params["x2"] = local_offset(f2, at)
         if inst.params.get("c") is None:
             masses = [f.get("m") for f in (f1, f2) if f.get("m")]
-            m_eff = (np.prod(masses) / np.sum(masses)) if len(masses) == 2 else (
-                masses[0] if masses else 1.0)
-            inst.params["c"] = 2.0 * np.sqrt(inst.params["k"] * m_eff)
+            inst.params["c"] = 2.0 * np.sqrt(inst.params["k"] * reduced(masses))
         axis = np.asarray(inst.params.get("axis", Z_AXIS), dtype=float)
         axis = axis / np.linalg.norm(axis)
         inst.params["a1"] = _local_direction(f1, axis)
@@ -198,9 +196,8 @@ class Spherical(ElementType):
                         + (float(np.min(f["J"])) if f.get("J") is not None else 0.0)
                         for f, xl in ((f1, inst.params["x1"]), (f2, inst.params["x2"]))
                         if f.get("m")]
-            j_eff = (np.prod(inertias) / np.sum(inertias)) if len(inertias) == 2 else (
-                inertias[0] if inertias else 0.0)
-            inst.params["ccone"] = 2.0 * np.sqrt(inst.params["kcone"] * j_eff)
+            inst.params["ccone"] = 2.0 * np.sqrt(inst.params["kcone"]
+                                                 * reduced(inertias, empty=0.0))
 
     @classmethod
     def prepare(cls, instances):
