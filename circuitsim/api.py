@@ -18,7 +18,8 @@ from .errors import Loc, NetlistError, did_you_mean
 from .gcpause import gc_paused
 from .netlist import ast, elaborate, loader
 from .netlist.parser import parse as parse_text
-from .results import Result
+from . import report as run_report
+from .results import Result, StreamWriter
 from .solver import solve
 
 STEPS_PER_PERIOD = 40    # smallest number of steps per period of a sine input
@@ -45,13 +46,20 @@ def _override_assigns(settings) -> list:
     else:
         items = []
         for text in settings:
+            if isinstance(text, ast.Assign):
+                items.append(text)
+                continue
             if "=" not in text:
                 raise NetlistError(f"--set expects name=value, got '{text}'",
                                    Loc("<command line>", 1, 1, text))
             key, _, value = text.partition("=")
             items.append((key.strip(), value.strip()))
     out = []
-    for key, value in items:
+    for item in items:
+        if isinstance(item, ast.Assign):        # a .step case: keeps the .step line's place
+            out.append(item)
+            continue
+        key, value = item
         text = f".study __set {key}={value}"
         loc = Loc("<command line>", 1, 1, f"{key}={value}")
         try:
@@ -93,9 +101,12 @@ class Netlist:
     def system(self, study=None, set=None) -> System:
         """The assembled equations (checked for structural singularity)."""
         circuit = self.circuit(study, set)
-        with gc_paused():
-            system = System(circuit)
-        system.check_structure()
+        try:
+            with gc_paused():
+                system = System(circuit)
+            system.check_structure()
+        except NetlistError as exc:
+            raise self._elaborator.relocate(exc) from None
         return system
 
     def check(self, study=None, set=None) -> dict:
@@ -113,23 +124,33 @@ class Netlist:
             if inst.type.states:
                 summary.setdefault(dom, {"nodes": 0, "states": 0})["states"] += len(
                     inst.type.states)
+        try:
+            start = kinematic_start(system, system.initial_values())
+        except NetlistError as exc:
+            raise self._elaborator.relocate(exc) from None
         return {"title": c.title, "unknowns": system.n, "equations": system.n,
+                "mobility": start.mobility, "notes": start.notes,
                 "differential": int(system.id.sum()), "algebraic": int(system.n - system.id.sum()),
                 "elements": len(c.elements), "domains": summary, "nnz": system.nnz,
-                "warnings": [(m, str(l) if l else "") for m, l in c.warnings]}
+                "warnings": [(m, str(l) if l else "") for m, l in c.warnings]
+                + [(m, str(l) if l else "") for m, l in start.warnings]}
 
     # --- runs ------------------------------------------------------------------------------
     def simulate(self, t_end=None, study=None, set=None, *, tstep=None, rtol=None, atol=None,
                  max_step=None, first_step=None, progress=None, on_output=None,
-                 case: str = "") -> Result:
+                 case: str = "", on_start=None, stream=None, report=False) -> Result:
         """Run one transient. Keyword arguments override the ``.tran`` settings.
 
         On a solver failure or interrupt raises the SolverError with ``.partial`` set to
         the Result up to the failure time."""
-        system = self.system(study, set)
-        return run(system, t_end=t_end, tstep=tstep, rtol=rtol, atol=atol, max_step=max_step,
-                   first_step=first_step, progress=progress, on_output=on_output,
-                   case=case or (study or ""))
+        try:
+            system = self.system(study, set)
+            return run(system, t_end=t_end, tstep=tstep, rtol=rtol, atol=atol, max_step=max_step,
+                       first_step=first_step, progress=progress, on_output=on_output,
+                       case=case or (study or ""), on_start=on_start, stream=stream,
+                       report=report)
+        except NetlistError as exc:
+            raise self._elaborator.relocate(exc) from None
 
     def cases(self, study=None, set=None) -> list:
         """The ``.step`` sweep as a list of (case name, settings) (one case if no .step)."""
@@ -138,11 +159,11 @@ class Netlist:
             return [(study or "", base)]
         axes = []
         for name, vals, loc in self.steps:
-            axes.append([(name, v) for v in vals])
+            axes.append([(name, v, loc) for v in vals])
         out = []
         for combo in itertools.product(*axes):
-            label = "_".join(f"{name}={v.text}" for name, v in combo)
-            settings = [f"{name}={v.text}" for name, v in combo]
+            label = "_".join(f"{name}={v.text}" for name, v, _ in combo)
+            settings = [ast.Assign(name, v, loc) for name, v, loc in combo]
             settings = settings + [f"{k}={v}" for k, v in base] if isinstance(set, dict) \
                 else settings + list(base)
             out.append(((study + "_" if study else "") + label, settings))
@@ -186,8 +207,14 @@ def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:
 
 
 def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
-        first_step=None, progress=None, on_output=None, case="") -> Result:
-    """Integrate an assembled system and package the Result (partial on failure)."""
+        first_step=None, progress=None, on_output=None, case="", on_start=None,
+        stream=None, report=False) -> Result:
+    """Integrate an assembled system and package the Result (partial on failure).
+    ``on_start(StartUp)`` is called after the start-up, before the integration (the CLI
+    prints the start-up notes and warnings there). ``stream``: a CSV path written while
+    the run goes (StreamWriter), complete up to the last point on a failure or Ctrl-C.
+    ``report``: also build ``result.report`` (circuitsim.report: constraint violations,
+    Kirchhoff residuals, power balance; costs one residual evaluation per point)."""
     c = system.circuit
     tr = c.tran
     t_end = t_end if t_end is not None else tr.tstop
@@ -207,34 +234,53 @@ def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=N
         if name not in all_names:
             raise NetlistError(f".probe: no variable '{name}'", loc,
                                did_you_mean(name, all_names))
-    y0, startup_notes = kinematic_start(system, system.initial_values())
+    start = kinematic_start(system, system.initial_values())
+    y0 = start.y0
+    if on_start is not None:
+        on_start(start)
     if max_step is None:
         # Inputs drive algebraic unknowns that the error test does not watch: resolve a
         # sine with STEPS_PER_PERIOD steps, and never cross more than 1/MIN_STEPS of the run.
         max_step = min(tr.maxstep, system.input_time_scale() / STEPS_PER_PERIOD,
                        t_end / MIN_STEPS)
-    out = solve(system, 0.0, t_end, y0, t_out=t_out,
-                rtol=rtol if rtol is not None else tr.rtol,
-                atol=atol if atol is not None else tr.atol,
-                max_step=max_step,
-                first_step=first_step if first_step is not None else tr.h0,
-                max_order=tr.maxorder, on_output=on_output, progress=progress)
+    cols = [all_names.index(p) for p in probes] if probes else None
+    names = probes if probes else all_names
+
+    def recorded(T, Y, YP):
+        data = np.concatenate([Y, system.compute_outputs(np.asarray(T), Y, YP)], axis=1)
+        return data if cols is None else data[:, cols]
+    writer = StreamWriter(stream, names, recorded) if stream else None
+    callback = on_output
+    if writer is not None:
+        def callback(t, y, yp):
+            writer(t, y, yp)
+            if on_output is not None:
+                on_output(t, y, yp)
+    try:
+        out = solve(system, 0.0, t_end, y0, t_out=t_out,
+                    rtol=rtol if rtol is not None else tr.rtol,
+                    atol=atol if atol is not None else tr.atol,
+                    max_step=max_step,
+                    first_step=first_step if first_step is not None else tr.h0,
+                    max_order=tr.maxorder, on_output=callback, progress=progress)
+    finally:
+        if writer is not None:
+            writer.close()
     Y = np.asarray(out.y).reshape(len(out.t), system.n)
     YP = np.asarray(out.yp).reshape(len(out.t), system.n)
-    data = np.concatenate([Y, system.compute_outputs(np.asarray(out.t), Y, YP)], axis=1)
-    diagnostics = _diagnostics(system, all_names, data)
-    if probes:
-        cols = [all_names.index(p) for p in probes]
-        names, data = probes, data[:, cols]
-    else:
-        names = all_names
+    full = np.concatenate([Y, system.compute_outputs(np.asarray(out.t), Y, YP)], axis=1)
+    diagnostics = _diagnostics(system, all_names, full)
+    data = full if cols is None else full[:, cols]
     stats = dict(out.stats)
     stats["nres_total"] = system.nres
     result = Result(out.t, names, data, stats, out.status, out.message,
                     _units(system, names), c.title, case)
-    result.warnings = [(m, l) for m, l in c.warnings]
-    result.notes = startup_notes
+    result.warnings = [(m, l) for m, l in c.warnings] + list(start.warnings)
+    result.notes = start.notes
+    result.mobility = start.mobility
     result.diagnostics = diagnostics
+    result.report = (run_report.build(system, np.asarray(out.t), Y, YP, all_names, full,
+                                      stats, result.warnings) if report else None)
     if out.error is not None:
         out.error.partial = result
         raise out.error

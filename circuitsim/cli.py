@@ -12,9 +12,11 @@ from pathlib import Path
 
 from . import api
 from . import studies as studies_mod
-from .errors import EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, NetlistError, SolverError
+from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
+                     SolverError)
 
 EXIT_INTERNAL = 70
+MAX_WARNINGS = 10       # warnings printed per run; the rest are counted
 PROGRESS_AFTER = 2.0     # seconds before a progress line appears (short runs stay quiet)
 PROGRESS_EVERY = {True: 0.5, False: 10.0}   # seconds between updates: terminal, log file
 
@@ -34,6 +36,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="override a parameter (k=1e6) or an element parameter (R1.R=2k)")
     run.add_argument("--plot", nargs="+", metavar="VAR", help="write a PNG plot of these variables")
     run.add_argument("--plot-file", help="PNG path (default: next to --out or the netlist name)")
+    run.add_argument("--stream", action="store_true",
+                     help="write the CSV while the run goes (to --out, else <netlist>.csv): "
+                     "a failed or interrupted long run leaves its results up to that time")
+    run.add_argument("--report", action="store_true",
+                     help="print a run report: solver statistics, joint constraint violations, "
+                     "quaternion norms, Kirchhoff residuals, power balance")
     run.add_argument("--quiet", action="store_true", help="no summary or progress")
     check = sub.add_parser("check", help="parse and build the equations; report counts; no run")
     check.add_argument("file")
@@ -86,21 +94,32 @@ def _run(args) -> int:
              for study in studies for name, settings in net.cases(study, args.set)]
     several = len(cases) > 1
     out_base = Path(args.out) if args.out else None
+    if args.stream:
+        out_base = out_base or Path(f"{stem}.csv")
+        if out_base.suffix.lower() != ".csv":
+            raise NetlistError(f"--stream writes CSV; got --out {out_base}",
+                               Loc("<command line>", 1, 1, f"--out {out_base}"))
     results, wall = {}, {}
     for name, study, settings in cases:
         started = time.perf_counter()
         circuit = net.circuit(study, settings)
-        for message, loc in circuit.warnings:
-            print(f"warning: {loc}: {message}" if loc else f"warning: {message}", file=sys.stderr)
+        _print_warnings(circuit.warnings)
         t_end = circuit.tran.tstop or 0.0
         progress = _Progress(t_end, args.quiet)
+        streamed = _case_path(out_base, name, several) if args.stream else None
         try:
-            res = net.simulate(study=study, set=settings, case=name, progress=progress)
+            res = net.simulate(study=study, set=settings, case=name, progress=progress,
+                               on_start=lambda start: _print_start(start, args.quiet),
+                               stream=streamed, report=args.report)
         except SolverError as exc:
             progress.done()
-            target = _case_path(out_base or Path(f"{stem}_partial.csv"), name, several)
+            if args.report and getattr(exc.partial, "report", None) is not None:
+                print(exc.partial.report.text())
+            target = streamed or _case_path(out_base or Path(f"{stem}_partial.csv"), name,
+                                            several)
             if exc.partial is not None and len(exc.partial):
-                exc.partial.save(target)
+                if not streamed:
+                    exc.partial.save(target)
                 where = (f"results up to t = {exc.partial.t[-1]:.6g} s "
                          f"({len(exc.partial)} points) written to {target}")
             else:
@@ -113,14 +132,14 @@ def _run(args) -> int:
         results[name] = res
         written = ""
         if out_base:
-            written = f" -> {res.save(_case_path(out_base, name, several))}"
+            written = f" -> {streamed or res.save(_case_path(out_base, name, several))}"
         if not args.quiet:
-            for note in getattr(res, "notes", ()):
-                print(f"note: {note}", file=sys.stderr)
             s = res.stats
             print(f"{name or stem}: t = 0 .. {res.t[-1]:.6g} s, {len(res)} points, "
                   f"{s.get('nsteps', 0)} steps ({s.get('nfail_err', 0)} rejected), "
                   f"{s.get('njac', 0)} Jacobians, {s.get('nlu', 0)} LU{written}")
+        if args.report:
+            print(res.report.text())
     if args.all_studies:
         rows = studies_mod.compare(results, wall)
         target = (out_base.with_name(out_base.stem + "_studies.csv") if out_base
@@ -136,6 +155,23 @@ def _run(args) -> int:
     return EXIT_OK
 
 
+def _print_warnings(warnings) -> None:
+    """Each warning once, at most MAX_WARNINGS of them, then a count of the rest."""
+    for message, loc in warnings[:MAX_WARNINGS]:
+        print(f"warning: {loc}: {message}" if loc else f"warning: {message}", file=sys.stderr)
+    if len(warnings) > MAX_WARNINGS:
+        print(f"warning: ... and {len(warnings) - MAX_WARNINGS} more warnings "
+              "(`circuitsim check` lists them all)", file=sys.stderr)
+
+
+def _print_start(start, quiet: bool) -> None:
+    """The start-up's warnings (always) and notes (unless quiet), before the run."""
+    _print_warnings(start.warnings)
+    if not quiet:
+        for note in start.notes:
+            print(f"note: {note}", file=sys.stderr)
+
+
 def _check(args) -> int:
     net = api.load(args.file)
     info = net.check(args.study, args.set)
@@ -147,6 +183,11 @@ def _check(args) -> int:
     for dom, counts in sorted(info["domains"].items()):
         print(f"  {dom:>13}: {counts['nodes']} node potentials (and as many flow balances), "
               f"{counts['states']} element unknowns (and as many element equations)")
+    if info["mobility"] is not None:
+        for line in info["mobility"].summary():
+            print("  " + line)
+    for note in info["notes"]:
+        print(f"note: {note}", file=sys.stderr)
     for message, loc in info["warnings"]:
         print(f"warning: {loc}: {message}" if loc else f"warning: {message}", file=sys.stderr)
     return EXIT_OK

@@ -76,7 +76,7 @@ def test_dense_output_at_requested_times():
     t_out = np.linspace(0.0, 20.0, 401)
     seen = []
     out = solve(oscillator(), 0.0, 20.0, [1.0, 0.0], t_out=t_out, rtol=1e-7, atol=1e-7,
-                on_output=lambda t, y: seen.append(t))
+                on_output=lambda t, y, yp: seen.append(t))
     np.testing.assert_array_equal(out.t, t_out)
     assert seen == list(t_out)
     exact = oscillator_exact(t_out)

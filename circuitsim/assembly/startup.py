@@ -11,44 +11,52 @@
    weighted by mass and inertia (the kinetic-energy metric: the correction an impulse
    would make). ``.ic`` velocities are hard.
 3. Joint coordinates not set by ``.ic`` start at their geometric value.
-4. Redundant constraints. A closed loop of rigid joints usually constrains some motion
-   twice (a planar four-bar of revolute joints: 3 rows too many). Per loop (a biconnected
-   block of the body–joint graph), a pivoted QR of the loop's velocity rows finds a
-   largest independent set; the other rows are switched off (their λ = 0), as multibody
-   codes do. The reactions are then one of the many that balance the loop.
+4. Mobility and redundant constraints (mobility.py). A closed loop of rigid joints
+   usually constrains some motion twice (a planar four-bar of revolute joints: 3 rows
+   too many); the redundant rows are found per loop and switched off (their λ = 0), as
+   multibody codes do. The reactions are then one of the many that balance the loop;
+   a warning names the joints.
 
 What moved, by how much, and which rows were switched off is reported as notes; a loop
 that cannot be closed is a located error naming its joints.
 """
 from __future__ import annotations
 
-import copy
+from dataclasses import dataclass, field
 
-import networkx as nx
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import lsqr
 
 from ..elements.base import FRAME_VARS
 from ..errors import ModelError
+from .mobility import Mobility, analyse, switch_off
 
 POS_TOL = 1e-10        # m (and rad-like units of the rotation rows): assembled
 VEL_TOL = 1e-10        # m/s, rad/s
 MAX_ITERS = 30
-RANK_TOL = 1e-9        # relative pivot size below which a loop row is redundant
 REPORT = 5             # moved values / joints named in a note
 NF = len(FRAME_VARS)
 VEL = list(range(0, 6)) + list(range(NF, NF + 6))            # V, ω of the two frames
 POS = list(range(6, 13)) + list(range(NF + 6, NF + 13))      # p, q of the two frames
 
 
-def kinematic_start(system, y0: np.ndarray) -> tuple[np.ndarray, list]:
-    """Consistent positions and velocities at t = 0 and the redundant-row flags of the
-    joint groups (set in place). Returns (y0, notes)."""
+@dataclass
+class StartUp:
+    """What the start-up did: consistent y0, notes on what moved, the mobility analysis
+    (None without bodies) and warnings (over-constrained loops)."""
+    y0: np.ndarray
+    notes: list = field(default_factory=list)
+    mobility: Mobility | None = None
+    warnings: list = field(default_factory=list)       # (message, loc)
+
+
+def kinematic_start(system, y0: np.ndarray) -> StartUp:
+    """Consistent positions and velocities at t = 0, the mobility analysis and the
+    redundant-row flags of the joint groups (set in place)."""
     joints = [g for g in system.groups if hasattr(g.etype, "position_constraints")]
     if not joints:
-        return y0, []
+        return StartUp(y0, [], _mobility(system, np.concatenate([y0, (0.0, 1.0)])))
     for g in joints:
         g.p.active[:] = 1.0
     n = system.n
@@ -87,11 +95,18 @@ def kinematic_start(system, y0: np.ndarray) -> tuple[np.ndarray, list]:
     if moved:
         notes.append("assembly at t = 0 made the velocities consistent: " + moved)
     _start_coordinates(joints, y, hard)
-    removed = _redundant_rows(system, joints, y)
-    if removed:
-        notes.append("closed loop(s): redundant constraint rows left to the other joints "
-                     "(their reactions are one admissible distribution): " + removed)
-    return y[:n], notes
+    mobility = _mobility(system, y)
+    if mobility:
+        switch_off(mobility)
+    warnings = mobility.redundancy_warnings() if mobility else []
+    return StartUp(y[:n], notes, mobility, warnings)
+
+
+def _mobility(system, y):
+    """The mobility analysis, or None for a circuit without bodies and joints."""
+    if not any(g.etype.implicit_ports for g in system.groups):
+        return None
+    return analyse(system, y)
 
 
 # --- positions -------------------------------------------------------------------------
@@ -206,67 +221,6 @@ def _start_coordinates(joints, y, hard):
         idx = g.var_idx[:, g.etype._C0:g.etype._C0 + g.etype._nf]
         free = ~hard[idx]
         y[idx[free]] = coords[free]
-
-
-def _redundant_rows(system, joints, y) -> str:
-    rigid = [g for g in joints if g.p.model in ("velocity", "position")]
-    if not rigid:
-        return ""
-    graph = nx.Graph()
-    for gi, g in enumerate(rigid):
-        for row, inst in enumerate(g.instances):
-            joint = ("joint", gi, row)
-            for node in inst.nodes[:2]:
-                graph.add_edge(joint, ("frame", node))
-    removed = []
-    for block in nx.biconnected_components(graph):
-        members = [item for item in block if item[0] == "joint"]
-        if len(members) < 2:
-            continue                      # a bridge: no loop
-        removed += _loop_redundancy(system, rigid, members, y)
-    return ", ".join(removed[:REPORT * 4])
-
-
-def _loop_redundancy(system, rigid, members, y) -> list:
-    blocks, owners = [], []
-    for _, gi, row in sorted(members):
-        g = rigid[gi]
-        R = g.etype.velocity_rows(y[g.var_idx[row:row + 1]], _row_params(g, row))[
-            0, :g.etype._m]
-        blocks.append((g.var_idx[row], R))
-        owners += [(g, row, k) for k in range(g.etype._m)]
-    cols = sorted({int(i) for idx, _ in blocks for i in idx[VEL] if i < system.n})
-    where = {c: j for j, c in enumerate(cols)}
-    M = np.zeros((len(owners), len(cols)))
-    r = 0
-    for idx, R in blocks:
-        for k in range(R.shape[0]):
-            for local in VEL:
-                c = int(idx[local])
-                if c in where:
-                    M[r, where[c]] += R[k, local]
-            r += 1
-    if not len(cols):
-        return []
-    _, diag, perm = scipy.linalg.qr(M.T, mode="economic", pivoting=True)
-    d = np.abs(np.diag(diag)) if diag.ndim == 2 else np.abs(diag)
-    rank = int(np.sum(d > RANK_TOL * max(d.max(initial=0.0), 1e-300)))
-    out = []
-    for j in perm[rank:]:
-        g, row, k = owners[j]
-        g.p.active[row, k] = 0.0
-        out.append(f"{g.instances[row].name}.{g.etype.states[k].name}")
-    return out
-
-
-def _row_params(g, row):
-    """The group's parameters restricted to one instance."""
-    p = copy.copy(g.p)
-    for name, value in vars(g.p).items():
-        if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == len(
-                g.instances):
-            setattr(p, name, value[row:row + 1])
-    return p
 
 
 # --- reports -------------------------------------------------------------------------------

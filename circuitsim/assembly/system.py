@@ -20,6 +20,8 @@ from ..netlist.topology import GROUND
 from ..netlist.timefunctions import TimeFunctionArray, TimeVectorArray
 from .numbering import Numbering
 
+EVALUATION_ERRORS = (ArithmeticError, ValueError)   # an element saying "y is outside my domain"
+
 
 @dataclass
 class Group:
@@ -58,6 +60,13 @@ class _InitialisationView:
 
     def residual(self, t, y, yp):
         return self.system.residual(t, y, yp, init=True)
+
+    def blame(self, t, y, yp):
+        return self.system.blame(t, y, yp, init=True)
+
+    @property
+    def equation_names(self):
+        return self.system.equation_names
 
     def jacobian(self, t, y, yp, cj):
         return self.system.jacobian(t, y, yp, cj, init=True)
@@ -233,6 +242,31 @@ class System:
                                            g.p_init if init else g.p)
             parts.append((dfdx + cj * dfdxp)[:, g.mask].ravel())
         return np.bincount(self._jac_maps, np.concatenate(parts), minlength=self.nnz + 1)[:self.nnz]
+
+    @property
+    def equation_names(self) -> list:
+        """Netlist description of each equation (row), for messages."""
+        return self.numbering.equation
+
+    def blame(self, t: float, y: np.ndarray, yp: np.ndarray, init: bool = False) -> list:
+        """Elements whose own equations are not finite (or raise) at (t, y, y'), as
+        'keyword name (file:line:col)'. Called only after a failure, to name the element."""
+        ye, ype = self._extend(y), self._extend(yp, constants=False)
+        out = []
+        for g in self.groups:
+            N = len(g.instances)
+            try:
+                p = g.p_init if init else g.p
+                x, xp = ye[g.var_idx], ype[g.var_idx]
+                parts = (g.etype.residual(t, x, xp, p),) + tuple(g.etype.jacobian(t, x, xp, p))
+                ok = np.ones(N, dtype=bool)
+                for part in parts:
+                    ok &= np.isfinite(np.asarray(part).reshape(N, -1)).all(axis=1)
+            except EVALUATION_ERRORS:
+                ok = np.zeros(N, dtype=bool)
+            out += [f"{inst.type.keyword} {inst.name}" + (f" at {inst.loc}" if inst.loc else "")
+                    for inst, good in zip(g.instances, ok) if not good]
+        return out
 
     def _project(self, t: float, y: np.ndarray) -> np.ndarray:
         """After each accepted step: element types with a ``project(states)`` hook

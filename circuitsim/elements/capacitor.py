@@ -11,7 +11,7 @@ Equations
 Sign convention
     a ──| |── b      f > 0 when p_a − p_b rises
 Outputs
-    C1.i: the flow f.
+    C1.i: the flow f; C1.E: the stored energy ½·C·(p_a − p_b)² (J).
 References
     physics.md §1. Example: ``C C1 n3 0 C=10u ic=0``
 """
@@ -31,7 +31,8 @@ class Capacitor(ElementType):
     ports = (Port("a"), Port("b"))
     params = (Param("C", _C_UNITS, description="capacitance", positive=True),
               Param("ic", _P_UNITS, default=None, description="initial p_a − p_b"))
-    outputs = (Output("i", _FLOW, "flow from a to b"),)
+    outputs = (Output("i", _FLOW, "flow from a to b"),
+               Output("E", "J", "stored energy ½·C·(p_a − p_b)²", energy=True))
     differential_vars = (0, 1)
     positional_param = "C"
     pattern = np.ones((2, 2), dtype=bool)
@@ -52,4 +53,5 @@ class Capacitor(ElementType):
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):
-        return (p.C * (xp[..., 0] - xp[..., 1]))[..., None]
+        dv = x[..., 0] - x[..., 1]
+        return np.stack([p.C * (xp[..., 0] - xp[..., 1]), 0.5 * p.C * dv * dv], axis=-1)

@@ -17,7 +17,7 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Param, Port, State
+from .base import ElementType, Output, Param, Port, State
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
 
@@ -32,6 +32,7 @@ class Inductor(ElementType):
     params = (Param("L", _L_UNITS, description="inductance", positive=True),
               Param("ic", _FLOW, default=0.0, description="initial flow i"))
     states = (State("i", _FLOW, True, "flow from a to b", init_param="ic"),)
+    outputs = (Output("E", "J", "stored energy ½·L·i²", energy=True),)
     differential_vars = (2,)
     positional_param = "L"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 1]], dtype=bool)
@@ -49,3 +50,7 @@ class Inductor(ElementType):
         dfdx[:, 2, 0] = -1.0; dfdx[:, 2, 1] = 1.0
         dfdxp[:, 2, 2] = p.L
         return dfdx, dfdxp
+
+    @classmethod
+    def compute_outputs(cls, t, x, xp, p):
+        return (0.5 * p.L * x[..., 2] ** 2)[..., None]

@@ -9,7 +9,7 @@ Equations
 References
     physics.md §1. Example: ``inertia J1 w J=1e-4 w0=300rpm``
 """
-from .base import Param, Port
+from .base import Output, Param, Port
 from .mass import Mass
 
 
@@ -19,6 +19,7 @@ class Inertia(Mass):
     ports = (Port("a", ("rotational",)),)
     params = (Param("J", "kg*m^2", description="moment of inertia", positive=True),
               Param("w0", "rad/s", default=None, description="initial angular velocity of node a"))
+    outputs = (Output("E", "J", "kinetic energy ½·J·ω²", energy=True),)
     positional_param = "J"
     _coef = "J"
     _init = "w0"

@@ -420,6 +420,11 @@ class Joint(ElementType):
         return R
 
     @classmethod
+    def constraint_rows(cls, x, p):
+        """W (N, m, nvars): the velocity constraint rows alone (mobility analysis)."""
+        return cls.velocity_rows(x, p)[:, :cls._m]
+
+    @classmethod
     def coordinates(cls, x, p):
         """Geometric joint coordinates (N, nf): angle from the reference directions, or
         the displacement along the axis; and their gradients (N, nf, nvars)."""

@@ -13,7 +13,7 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Param, Port
+from .base import ElementType, Output, Param, Port
 
 
 class Mass(ElementType):
@@ -22,6 +22,7 @@ class Mass(ElementType):
     ports = (Port("a", ("translational",)),)
     params = (Param("m", "kg", description="mass", positive=True),
               Param("v0", "m/s", default=None, description="initial velocity of node a"))
+    outputs = (Output("E", "J", "kinetic energy ½·m·v²", energy=True),)
     differential_vars = (0,)
     positional_param = "m"
     pattern = np.ones((1, 1), dtype=bool)
@@ -41,3 +42,7 @@ class Mass(ElementType):
     def jacobian(cls, t, x, xp, p):
         dfdxp = getattr(p, cls._coef)[:, None, None] * np.ones((x.shape[0], 1, 1))
         return np.zeros_like(dfdxp), dfdxp
+
+    @classmethod
+    def compute_outputs(cls, t, x, xp, p):
+        return (0.5 * getattr(p, cls._coef) * x[..., 0] ** 2)[..., None]

@@ -223,6 +223,18 @@ class Spherical(ElementType):
         return mask
 
     @classmethod
+    def constraint_rows(cls, x, p):
+        """d rel_v/du (N, 3, nvars), rel_v = V1 + ω1×r1 − V2 − ω2×r2 (mobility analysis)."""
+        r1, _ = arm(x, 0, p.x1)
+        r2, _ = arm(x, NV, p.x2)
+        N = x.shape[0]
+        eye = np.broadcast_to(np.eye(3), (N, 3, 3))
+        out = np.zeros((N, 3, x.shape[1]))
+        out[:, :, 0:3], out[:, :, 3:6] = eye, -skew(r1)
+        out[:, :, NV:NV + 3], out[:, :, NV + 3:NV + 6] = -eye, skew(r2)
+        return out
+
+    @classmethod
     def initialisation_params(cls, p):
         if p.model == "elastic":
             return None

@@ -33,7 +33,8 @@ class Spring(ElementType):
     params = (Param("k", K_UNITS, description="stiffness", nonnegative=True),
               Param("x0", X_UNITS, default=0.0, description="initial deflection"))
     states = (State("x", X_UNITS, True, "deflection", init_param="x0"),)
-    outputs = (Output("f", F_UNITS, "spring force (flow from a to b)"),)
+    outputs = (Output("f", F_UNITS, "spring force (flow from a to b)"),
+               Output("E", "J", "stored energy ½·k·x²", energy=True))
     differential_vars = (2,)
     positional_param = "k"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 1]], dtype=bool)
@@ -54,4 +55,4 @@ class Spring(ElementType):
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):
-        return (p.k * x[..., 2])[..., None]
+        return np.stack([p.k * x[..., 2], 0.5 * p.k * x[..., 2] ** 2], axis=-1)

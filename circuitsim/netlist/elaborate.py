@@ -6,6 +6,7 @@ every parameter value to SI in its declared unit and runs the topology checks.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,6 +95,7 @@ class Elaborator:
     # --- element expansion -------------------------------------------------------------
     def expand(self, scope: dict, element_overrides: dict) -> list:
         self.pending: list = []
+        self.instances: dict = {}     # subcircuit instance name -> (subckt name, its loc)
         self.names: dict = {}
         self.used_overrides: set = set()
         self.element_overrides = element_overrides
@@ -215,6 +217,7 @@ class Elaborator:
             f"{', '.join(declared) or 'no parameters'}", loc, did_you_mean(key, declared))
 
     def _instantiate(self, st, sub, full, prefix, portmap, scope, depth) -> None:
+        self.instances[full] = (sub.name, st.loc)
         if len(st.positional) != len(sub.ports):
             raise NetlistError(
                 f"subcircuit {sub.name} instance {full} needs {len(sub.ports)} port(s) "
@@ -343,8 +346,29 @@ class Elaborator:
                              f"got {v:g}", loc)
 
     # --- whole run ----------------------------------------------------------------------
+    def relocate(self, exc: NetlistError) -> NetlistError:
+        """An error about an element inside a subcircuit instance (its name has the
+        instance's prefix), located at the user's instance line; the definition's line
+        goes to the hint."""
+        instances = getattr(self, "instances", {})
+        inside = sorted((name for name in instances
+                         if re.search(rf"(?<![\w.]){re.escape(name)}\.", exc.message)), key=len)
+        if not inside or exc.loc == instances[inside[0]][1]:
+            return exc
+        chain = " > ".join(f"{instances[name][0]} {name}" for name in inside)
+        hint = f"in {chain}" + (f"; the definition's line is {exc.loc}: {exc.loc.text.strip()}"
+                                if exc.loc is not None else "")
+        return type(exc)(exc.message, instances[inside[0]][1],
+                         "\n".join(filter(None, [hint, exc.hint])))
+
     def build(self, overrides: list = ()) -> Circuit:
         """``overrides``: list of ast.Assign (study lines, ``--set``)."""
+        try:
+            return self._build(overrides)
+        except NetlistError as exc:
+            raise self.relocate(exc) from None
+
+    def _build(self, overrides: list = ()) -> Circuit:
         param_over, element_over = {}, {}
         for a in overrides:
             owner, name = split_override(a.key)
@@ -369,6 +393,7 @@ class Elaborator:
                 nodes.setdefault(node, Node(node, domains[node][0], el.loc)).users.append(
                     (el.name, port.name))
         warnings = topology.check_connectivity(pending, first_use)
+        warnings += self._unattached_bodies(pending)
         elements = self.convert(pending, domains)
         circuit = Circuit(title="", elements=elements, nodes=nodes, tran=Tran(),
                           params=dict(self._global), warnings=warnings, source=self.source)
@@ -378,7 +403,8 @@ class Elaborator:
 
     @staticmethod
     def _check_frames(pending: list) -> None:
-        """Every frame port names a body (an element owning its nodes) or ground 0."""
+        """Every frame port names a body (an element owning its nodes) or ground 0, and
+        the two frames of a joint or 3D spring differ."""
         bodies = {el.name for el in pending if el.type.implicit_ports}
         for el in pending:
             for port, node in zip(el.type.ports, el.nodes):
@@ -387,6 +413,28 @@ class Elaborator:
                         f"{el.type.keyword} {el.name}: frame '{node}' (port {port.name}) is "
                         f"not a body; frames are bodies or 0 (ground)", el.loc,
                         did_you_mean(node, bodies))
+            frames = [node for port, node in zip(el.type.ports, el.nodes) if port.frame]
+            if len(frames) == 2 and frames[0] == frames[1]:
+                what = "ground" if frames[0] == topology.GROUND else f"body '{frames[0]}'"
+                raise NetlistError(
+                    f"{el.type.keyword} {el.name} connects {what} to itself: its two "
+                    "frames must differ (one of them may be 0, the ground)", el.loc)
+
+    @staticmethod
+    def _unattached_bodies(pending: list) -> list:
+        """A body that no element touches and that is given no initial motion is most
+        likely a forgotten joint: a warning (a body flying freely on purpose has v= or w=)."""
+        touched = set()
+        for el in pending:
+            if el.type.implicit_ports:
+                continue
+            for port, node in zip(el.type.ports, el.nodes):
+                touched.add(node if port.frame else node.split(".")[0])
+        return [(f"body {el.name} is attached to nothing (no joint, load or element on its "
+                 "nodes) and has no initial motion: it only falls or floats freely",
+                 el.loc)
+                for el in pending if el.type.implicit_ports and el.name not in touched
+                and not {"v", "w"} & set(el.assigns)]
 
     @staticmethod
     def _link(c: Circuit) -> None:
@@ -487,12 +535,13 @@ def studies(statements: list) -> dict:
 
 
 def steps(statements: list) -> list:
-    """``.step NAME v1 v2 ...`` lines: [(name, [Value], Loc)]."""
+    """``.step NAME v1 v2 ...`` lines: [(name, [Value], Loc of the name)]."""
     out = []
     for st in statements:
         if isinstance(st, ast.Directive) and st.name == "step":
             if len(st.positional) < 2 or not isinstance(st.positional[0], ast.Ident):
                 raise NetlistError(".step expects a parameter name and at least one value, "
                                    "e.g. '.step k 100 200 400'", st.loc)
-            out.append((st.positional[0].name, list(st.positional[1:]), st.loc))
+            name = st.positional[0]
+            out.append((name.name, list(st.positional[1:]), name.loc or st.loc))
     return out

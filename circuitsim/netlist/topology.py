@@ -5,6 +5,8 @@ Ground ``0`` belongs to every domain and never joins two components.
 """
 from __future__ import annotations
 
+import os
+
 import networkx as nx
 
 from ..errors import NetlistError
@@ -44,8 +46,7 @@ def infer_domains(pending: list) -> dict:
                 raise NetlistError(
                     f"domain mismatch at node '{node}': {el.type.keyword} {el.name} "
                     f"needs it {' or '.join(port.domains)} (port {port.name}), but "
-                    f"{who.type.keyword} {who.name}"
-                    f"{' at line ' + str(who.loc.line) if who.loc else ''} makes it "
+                    f"{who.type.keyword} {who.name}{_where(who.loc, el.loc)} makes it "
                     f"{' or '.join(sorted(have))}; connect different domains through a "
                     "transducer (transformer, gyrator)", el.loc)
             allowed[root] = (new, el)
@@ -61,6 +62,15 @@ def infer_domains(pending: list) -> dict:
             domain = next(iter(have)) if len(have) == 1 else None
         result[node] = (domain, have)
     return result
+
+
+def _where(loc, here) -> str:
+    """' at line N' in the same file as ``here``, else ' at file:N' (a library line)."""
+    if loc is None:
+        return ""
+    if here is not None and loc.file == here.file:
+        return f" at line {loc.line}"
+    return f" at {os.path.basename(loc.file)}:{loc.line}"
 
 
 def scalar_ports(el):
@@ -104,7 +114,7 @@ def check_connectivity(pending: list, first_use: dict) -> list:
     full = _connection_graph(pending)
     for comp in nx.connected_components(full):
         if GROUND not in comp:
-            nodes = sorted(comp, key=lambda n: (first_use[n].line if first_use.get(n) else 0))
+            nodes = sorted(comp, key=lambda n: (first_use[n].line if first_use.get(n) else 0, n))
             raise NetlistError(
                 f"node '{nodes[0]}' is floating: no element connects "
                 f"{'it' if len(nodes) == 1 else 'the nodes ' + ', '.join(nodes)} to ground 0, "

@@ -7,6 +7,7 @@ every error is located at the value.
 """
 from __future__ import annotations
 
+import math
 from typing import Mapping
 
 import numpy as np
@@ -34,7 +35,12 @@ def to_number(value: ast.Value, scope: Mapping[str, float], unit: str | None,
         if "time" in names:
             raise NetlistError(f"{what} must be a constant; 'time' is only allowed in "
                                "sources and drives", value.loc)
-        return float(expressions.evaluate(value.tree, scope, loc=value.loc))
+        number = float(expressions.evaluate(value.tree, scope, loc=value.loc))
+        if not math.isfinite(number):
+            raise NetlistError(f"{what}: the expression {value.text} evaluates to {number} "
+                               "(a division by zero, or a function outside its domain)",
+                               value.loc)
+        return number
     if isinstance(value, ast.Ident):
         if value.name in scope:
             return float(scope[value.name])

@@ -178,7 +178,7 @@ class _Recorder:
         self.Y.append(y)
         self.YP.append(yp)
         if self.on_output is not None:
-            self.on_output(float(t), y.copy())
+            self.on_output(float(t), y.copy(), yp.copy())
 
     def next_time(self, t: float) -> float:
         """The first requested output time after t (inf if none)."""
@@ -235,7 +235,7 @@ def solve(problem, t0, t_end, y0, yp0=None, *, t_out=None, rtol=1e-6, atol=1e-9,
     ``rtol``, ``atol`` (scalar or per unknown): ewt = 1 / (rtol |y| + atol).
     ``max_step``, ``first_step`` (None: estimated), ``max_order`` (1..5).
     ``fixed``: mask of y0 entries kept by the initial-value computation (default: the
-    differential ones). ``on_output(t, y)`` is called for each recorded point,
+    differential ones). ``on_output(t, y, yp)`` is called for each recorded point,
     ``progress(t)`` every PROGRESS_EVERY steps.
 
     Never raises SolverError: a failure or Ctrl-C returns the results so far with

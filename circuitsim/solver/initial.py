@@ -89,9 +89,11 @@ def consistent_initial_conditions(problem, t0, y0, yp0=None, fixed=None, rtol=1e
         y1, yp1 = _backward_euler(problem, t0, y, diff, BE_STEP * tscale, rtol, atol, stats)
     except _NoSolution as exc:
         res = first.res if first.res is not None else exc.res
+        fallback = ("failed for the same reason" if exc.what == first.what
+                    else f"failed too ({exc.what})")
         raise InconsistentInitialConditions(
             f"no consistent initial values: {first.what}; the backward-Euler fallback "
-            f"failed too ({exc.what}); the equations named are the least satisfied",
+            f"{fallback}; the unknowns named are those of the least satisfied equations",
             t=t0, worst=_worst_rows(problem, res)) from None
     try:                                      # refine y' with every differential y kept
         y1, yp1 = _mixed_newton(problem, t0, y1, yp1, ~diff, diff, rtol, atol, tscale, stats)
@@ -121,7 +123,7 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
                 J1 = jacobian(problem, t, y, yp, 1.0, stats)
                 # column j: dF/dy_j for y-unknowns, dF/dy'_j = (J1 - J0)[:, j] for y'-unknowns
                 M = J0 @ sp.diags(ycol) + (J1 - J0) @ sp.diags(ypcol)
-                lu = factorise(sp.csc_matrix(M), stats)
+                lu = factorise(sp.csc_matrix(M), stats, problem)
             delta = lu.solve(-res)
             if not np.isfinite(delta).all():
                 raise _NoSolution("the initial-value Newton correction is not finite", res)
@@ -153,7 +155,8 @@ def _backward_euler(problem, t0, y, diff, h, rtol, atol, stats):
             for _ in range(INIT_MAX_ITERS):
                 yp_new = (y_new - y_prev) / h
                 res = residual(problem, t, y_new, yp_new, stats)
-                lu = factorise(jacobian(problem, t, y_new, yp_new, 1.0 / h, stats), stats)
+                lu = factorise(jacobian(problem, t, y_new, yp_new, 1.0 / h, stats), stats,
+                               problem)
                 delta = lu.solve(-res)
                 if not np.isfinite(delta).all():
                     raise _NoSolution("the backward-Euler correction is not finite", res)

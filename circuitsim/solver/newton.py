@@ -46,6 +46,11 @@ POLISH_ITERS = 3      # output-point corrections: linear models need one, mild n
 POLISH_TOL = 1e-3     # weighted size of the last correction that ends them
 
 
+REPORT_BLAMED = 5            # elements / unknowns named in a message
+SINGULAR_DENSE_MAX = 3000    # largest matrix whose singular part is found by dense SVD
+SINGULAR_RTOL = 1e-12        # relative singular value counted as zero
+
+
 class BadValues(Exception):
     """The problem raised or returned non-finite values; ``rows`` lists the culprits."""
 
@@ -53,6 +58,22 @@ class BadValues(Exception):
         super().__init__(what)
         self.what = what
         self.rows = np.asarray([] if rows is None else rows, dtype=int)
+
+
+def _blamed(problem, t, y, yp, what: str) -> str:
+    """``what`` plus the elements the problem names as the source of bad values."""
+    blame = getattr(problem, "blame", None)
+    if blame is None:
+        return what
+    try:
+        with np.errstate(all="ignore"):
+            names = blame(t, y, yp)
+    except Exception:                             # a diagnosis must never hide the error
+        return what
+    if not names:
+        return what
+    return f"{what} (evaluating {', '.join(names[:REPORT_BLAMED])}" + (
+        f" and {len(names) - REPORT_BLAMED} more)" if len(names) > REPORT_BLAMED else ")")
 
 
 def residual(problem, t, y, yp, stats) -> np.ndarray:
@@ -63,9 +84,11 @@ def residual(problem, t, y, yp, stats) -> np.ndarray:
         with np.errstate(all="ignore"):          # the solver itself handles non-finite values
             res = np.asarray(problem.residual(t, y, yp), dtype=float)
     except BAD_VALUE_ERRORS as exc:
-        raise BadValues(f"the residual raised {type(exc).__name__}: {exc}") from None
+        raise BadValues(_blamed(problem, t, y, yp, f"the residual raised "
+                                f"{type(exc).__name__}: {exc}")) from None
     if not np.isfinite(res).all():
-        raise BadValues("the residual is not finite", np.flatnonzero(~np.isfinite(res)))
+        raise BadValues(_blamed(problem, t, y, yp, "the residual is not finite"),
+                        np.flatnonzero(~np.isfinite(res)))
     return res
 
 
@@ -76,30 +99,58 @@ def jacobian(problem, t, y, yp, cj, stats) -> sp.csc_matrix:
         with np.errstate(all="ignore"):
             J = problem.jacobian(t, y, yp, cj)
     except BAD_VALUE_ERRORS as exc:
-        raise BadValues(f"the Jacobian raised {type(exc).__name__}: {exc}") from None
+        raise BadValues(_blamed(problem, t, y, yp, f"the Jacobian raised "
+                                f"{type(exc).__name__}: {exc}")) from None
     J = sp.csc_matrix(J)
     if not np.isfinite(J.data).all():
         bad = ~np.isfinite(J.data)
         cols = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))[bad]
-        raise BadValues("the Jacobian is not finite", np.unique(cols))
+        raise BadValues(_blamed(problem, t, y, yp, "the Jacobian is not finite"),
+                        np.unique(cols))
     return J
 
 
-def factorise(J, stats):
-    """Sparse LU of J; raises BadValues when it is exactly singular."""
+def factorise(J, stats, problem=None):
+    """Sparse LU of J; raises BadValues when it is exactly singular, naming the unknowns
+    and equations of the singular part when ``problem`` is given."""
     stats["nlu"] += 1
     try:
         return splu(J)
     except RuntimeError as exc:                  # SuperLU: "Factor is exactly singular"
-        raise BadValues(f"the Newton matrix is singular ({exc})") from None
+        where = singular_part(J, problem) if problem is not None else ""
+        raise BadValues(f"the Newton matrix is singular{where}") from None
+
+
+def singular_part(J, problem) -> str:
+    """': unknowns ... undetermined; equations ... dependent' from the null vectors of a
+    singular matrix (dense SVD: only on failure, and only for moderate sizes)."""
+    n = J.shape[0]
+    if n > SINGULAR_DENSE_MAX:
+        return f" (too large, {n} unknowns, to name its singular part)"
+    u, sv, vt = np.linalg.svd(J.toarray())
+    null = sv <= SINGULAR_RTOL * max(sv[0], 1e-300)
+    if not null.any():
+        null[-1] = True
+    cols = np.abs(vt[null]).max(axis=0)
+    rows = np.abs(u[:, null]).max(axis=1)
+    names = list(getattr(problem, "names", []))
+    equations = list(getattr(problem, "equation_names", names))
+
+    def top(weights, labels):
+        idx = [i for i in np.argsort(-weights, kind="stable")[:REPORT_BLAMED]
+               if weights[i] > 1e-3 * weights.max()]
+        return ", ".join(labels[i] for i in idx)
+    return (f": {int(null.sum())} direction(s) undetermined — unknowns "
+            f"{top(cols, names)}; equations {top(rows, equations)}")
 
 
 def wrms(v: np.ndarray, w: np.ndarray, count: int | None = None) -> float:
     """Weighted RMS norm sqrt(sum((v w)^2) / count); count defaults to len(v)."""
-    x = v * w
-    # not np.dot: a BLAS call may spin up threads, which on a busy 2-core machine made
-    # this 1000x slower than the plain sum (seen on 1e4 unknowns)
-    return float(np.sqrt(np.sum(x * x) / (count or len(x))))
+    with np.errstate(over="ignore"):      # a diverging iterate: inf is the right answer
+        x = v * w
+        # not np.dot: a BLAS call may spin up threads, which on a busy 2-core machine made
+        # this 1000x slower than the plain sum (seen on 1e4 unknowns)
+        return float(np.sqrt(np.sum(x * x) / (count or len(x))))
 
 
 def _culprits(exc: BadValues, n: int):
@@ -145,7 +196,7 @@ class Newton:
     def _build(self, t, y, yp, cj) -> None:
         J = jacobian(self.problem, t, y, yp, cj, self.stats)
         self.lu = None            # if the LU fails, no matrix of another point is left behind
-        self.lu = factorise(J, self.stats)
+        self.lu = factorise(J, self.stats, self.problem)
         self.cj_lu = cj
         self.fresh = True
 

@@ -1,0 +1,218 @@
+"""Mobility analysis of a mechanism at its start configuration.
+
+Counts (Grübler–Kutzbach in 3D): every body has 6 coordinates, every rigid joint
+(``velocity`` or ``position`` model) removes as many as it has constraint rows, so
+
+    M_Grübler = 6·n_bodies − Σ rows.
+
+The true mobility uses the numerical rank of the constraint Jacobian W (rows: the
+joints' velocity constraints W·u = 0, columns: the bodies' V and ω):
+
+    M = 6·n_bodies − rank W,     redundant rows = Σ rows − rank W.
+
+A closed loop of rigid joints usually constrains some motion twice (a planar four-bar of
+revolute joints: 3 rows too many, M_Grübler = −2 but M = 1). Redundant rows are found per
+loop (a biconnected block of the body–joint graph, where they can only occur) by a
+pivoted QR of the loop's rows, and each is explained by the joints whose rows it repeats
+(least-squares combination). Rows that cannot be switched off (the spherical joint's)
+are weighted up so that the QR keeps them; if one is still redundant, the rigid system is
+singular and the mechanism is reported as an input error. Elastic joints constrain
+nothing here: they are springs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+import scipy.linalg
+
+from ..elements.base import FRAME_VARS
+from ..errors import ModelError
+
+RANK_TOL = 1e-9          # relative pivot size below which a loop row is redundant
+KEEP_WEIGHT = 1e3        # weight of rows that cannot be switched off (QR keeps them first)
+IMPLIED_TOL = 1e-6       # relative coefficient for a row to count as "repeated"
+RIGID = ("velocity", "position")
+NF = len(FRAME_VARS)
+VEL = list(range(0, 6)) + list(range(NF, NF + 6))       # V, ω of the two frames
+
+
+@dataclass
+class Row:
+    """One constraint row of a rigid joint: ``name`` is J.f1 / J.t2 / J.Fx."""
+    group: object
+    row: int            # instance index in the group
+    k: int              # row index in the joint
+    name: str
+    joint: str
+    what: str           # "translation along z", "rotation about (0.6, 0.8, 0)"
+    switchable: bool
+
+
+@dataclass
+class Redundancy:
+    row: Row
+    implied_by: list    # joint names whose rows it repeats
+
+    def text(self) -> str:
+        others = sorted(j for j in self.implied_by if j != self.row.joint)
+        by = f", also constrained by {', '.join(others)}" if others else ""
+        return f"{self.row.name} {self.row.what}{by}"
+
+
+@dataclass
+class Mobility:
+    bodies: int = 0
+    rows: int = 0                       # rigid constraint rows
+    rank: int = 0
+    rigid_joints: list = field(default_factory=list)
+    elastic_joints: list = field(default_factory=list)
+    redundant: list = field(default_factory=list)      # [Redundancy]
+    loops: list = field(default_factory=list)          # [[joint names]] with redundancy
+
+    @property
+    def grubler(self) -> int:
+        return 6 * self.bodies - self.rows
+
+    @property
+    def dof(self) -> int:
+        return 6 * self.bodies - self.rank
+
+    def summary(self) -> list:
+        """Lines for ``circuitsim check``."""
+        lines = [f"mechanism: {self.bodies} bodies, {len(self.rigid_joints)} rigid joints "
+                 f"({self.rows} constraint rows)"
+                 + (f", {len(self.elastic_joints)} elastic joints (springs: not counted)"
+                    if self.elastic_joints else "")]
+        lines.append(f"  Grübler count 6·{self.bodies} − {self.rows} = {self.grubler}; rank of "
+                     f"the constraint Jacobian {self.rank}; degrees of freedom: {self.dof}; "
+                     f"redundant constraint rows: {len(self.redundant)}")
+        return lines
+
+    def redundancy_warnings(self) -> list:
+        """(message, loc) per loop with redundant rows, located at its first joint."""
+        out = []
+        for loop in self.loops:
+            items = [r for r in self.redundant if r.row.joint in loop]
+            if not items:
+                continue
+            first = items[0].row
+            out.append((
+                f"over-constrained loop {', '.join(loop)} ({len(items)} redundant "
+                f"constraint row(s)): {'; '.join(r.text() for r in items)}. These rows are "
+                "switched off (reaction 0; the load split among the other joints is one of "
+                "many). For determinate reactions make a joint elastic (e.g. "
+                f"{first.joint}.model=elastic) or use weaker joints (spherical, universal, "
+                "cylindrical)", first.group.instances[first.row].loc))
+        return out
+
+
+def _direction(v: np.ndarray) -> str:
+    v = v / np.linalg.norm(v)
+    for axis, e in zip("xyz", np.eye(3)):
+        if abs(abs(v @ e) - 1.0) < 1e-9:
+            return axis
+    return "(" + ", ".join(f"{c:.3g}" for c in v) + ")"
+
+
+def _describe(R_row: np.ndarray) -> str:
+    lin, ang = R_row[NF:NF + 3], R_row[NF + 3:NF + 6]
+    if np.linalg.norm(lin) > 1e-12:
+        return "translation along " + _direction(lin)
+    if np.linalg.norm(ang) > 1e-12:
+        return "rotation about " + _direction(ang)
+    return "no motion of frame 2"
+
+
+def constraint_groups(system) -> list:
+    """Element groups that are joints (have velocity constraint rows)."""
+    return [g for g in system.groups if hasattr(g.etype, "constraint_rows")]
+
+
+def analyse(system, y: np.ndarray) -> Mobility:
+    """Mobility at the configuration ``y`` (extended vector: n unknowns + the two
+    constant slots). Raises ModelError if rows that cannot be switched off repeat."""
+    mob = Mobility()
+    n = system.n
+    mob.bodies = sum(len(g.instances) for g in system.groups if g.etype.implicit_ports)
+    rows, blocks = [], []                       # Row, (global cols, coefficients)
+    graph = nx.Graph()
+    for g in constraint_groups(system):
+        names = [inst.name for inst in g.instances]
+        if g.p.model not in RIGID:
+            mob.elastic_joints += names
+            continue
+        mob.rigid_joints += names
+        R = g.etype.constraint_rows(y[g.var_idx], g.p)            # (N, m, nvars)
+        switchable = hasattr(g.p, "active")
+        for i, inst in enumerate(g.instances):
+            for k in range(R.shape[1]):
+                rows.append(Row(g, i, k, f"{inst.name}.{g.etype.states[k].name}",
+                                inst.name, _describe(R[i, k]), switchable))
+                blocks.append((g.var_idx[i, VEL], R[i, k, VEL]))
+            for node in inst.nodes[:2]:
+                graph.add_edge(("joint", inst.name), ("frame", node))
+    mob.rows = len(rows)
+    by_joint: dict = {}
+    for j, r in enumerate(rows):
+        by_joint.setdefault(r.joint, []).append(j)
+    redundant = []
+    for block in nx.biconnected_components(graph):
+        members = sorted(item[1] for item in block if item[0] == "joint")
+        if len(members) < 2:
+            continue                                # a bridge: no loop
+        idx = [j for name in members for j in by_joint[name]]
+        found = _loop_redundancy(rows, blocks, idx, n)
+        if found:
+            mob.loops.append(members)
+            redundant += found
+    mob.redundant = redundant
+    mob.rank = mob.rows - len(redundant)
+    stuck = [r for r in redundant if not r.row.switchable]
+    if stuck:
+        r = stuck[0]
+        inst = r.row.group.instances[r.row.row]
+        raise ModelError(
+            f"joint {r.row.joint} repeats a constraint of {', '.join(r.implied_by) or 'itself'}"
+            f" ({r.row.what}) and its rows cannot be switched off: the rigid equations are "
+            f"singular. Make {r.row.joint} elastic ({r.row.joint}.model=elastic) or remove "
+            "the duplicate joint", inst.loc)
+    return mob
+
+
+def _loop_redundancy(rows, blocks, idx, n) -> list:
+    cols = sorted({int(c) for j in idx for c in blocks[j][0] if c < n})
+    if not cols:
+        return []
+    where = {c: i for i, c in enumerate(cols)}
+    M = np.zeros((len(idx), len(cols)))
+    for r, j in enumerate(idx):
+        for c, v in zip(*blocks[j]):
+            if c in where:
+                M[r, where[int(c)]] += v
+    weight = np.array([1.0 if rows[j].switchable else KEEP_WEIGHT for j in idx])
+    _, diag, perm = scipy.linalg.qr((M * weight[:, None]).T, mode="economic", pivoting=True)
+    d = np.abs(np.diag(diag)) if diag.ndim == 2 else np.abs(diag)
+    rank = int(np.sum(d > RANK_TOL * max(d.max(initial=0.0), 1e-300)))
+    independent = perm[:rank]
+    out = []
+    for r in perm[rank:]:
+        coef = np.linalg.lstsq(M[independent].T, M[r], rcond=None)[0]
+        big = np.abs(coef) > IMPLIED_TOL * max(np.abs(coef).max(initial=0.0), 1e-300)
+        implied = []
+        for i in np.flatnonzero(big):
+            name = rows[idx[independent[i]]].joint
+            if name not in implied:
+                implied.append(name)
+        out.append(Redundancy(rows[idx[r]], implied))
+    return out
+
+
+def switch_off(mob: Mobility) -> list:
+    """Set the redundant rows inactive (λ = μ = 0); returns their names."""
+    names = []
+    for red in mob.redundant:
+        red.row.group.p.active[red.row.row, red.row.k] = 0.0
+        names.append(red.row.name)
+    return names

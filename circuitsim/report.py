@@ -1,0 +1,146 @@
+"""Run report (``--report``, ``Result.report``): is the solution physically consistent?
+
+- solver statistics;
+- joints: the largest position-level violation (``gap`` m, ``twist`` rad) over the run;
+  bodies: the largest quaternion-norm error ||q| − 1|;
+- Kirchhoff: the flow balance of every node at the end of the run (the Newton residual
+  the solver left; in the node's flow unit);
+- power balance of the whole circuit. Every element's absorbed power is the sum over its
+  port nodes of potential × the flow it draws from the node (its contribution to the
+  node's flow balance). Elements are sources (potential and flow sources), stores (those
+  reporting a stored energy: capacitances, inductances, masses, inertias, springs,
+  bodies, 3D springs) or the rest (dissipation and ideal transfer: resistors, dampers,
+  friction, stops, transformers, joints). Integrated over the run (trapezoid over the
+  recorded points):  W_in = W_dissipated + ΔE, where ΔE is the change of the stored
+  energies computed from the states (not from the powers). Its error measures the
+  energy consistency of the solution and of the quadrature (trapezoid over the recorded
+  points, error ~ tstep²: record finely, ``tstep``, for a tight check); an element storing energy without reporting it (an
+  end stop in contact, an elastic joint) shows up as "dissipation".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .elements.base import POTENTIAL_UNIT
+
+REPORT_WORST = 5
+_trapezoid = getattr(np, "trapezoid", None) or np.trapz   # numpy < 2 has only trapz
+
+
+@dataclass
+class RunReport:
+    stats: dict
+    joints: list = field(default_factory=list)        # (name, max gap m, max twist rad)
+    bodies: list = field(default_factory=list)        # (name, max ||q| - 1|)
+    kirchhoff: list = field(default_factory=list)     # (node, residual, unit), worst first
+    energy: dict = field(default_factory=dict)        # W_in, W_diss, dE, W_store, error
+    warnings: list = field(default_factory=list)
+
+    def text(self) -> str:
+        s = self.stats
+        lines = ["run report",
+                 f"  solver: {s.get('nsteps', 0)} steps ({s.get('nfail_err', 0)} rejected by the "
+                 f"error test, {s.get('nfail_conv', 0)} by Newton), {s.get('njac', 0)} Jacobians, "
+                 f"{s.get('nlu', 0)} LU, {s.get('nres', 0)} residuals, order ≤ "
+                 f"{s.get('max_order_used', 0)}, h {s.get('hmin_used', 0):.3g} .. "
+                 f"{s.get('hmax_used', 0):.3g} s"]
+        if self.joints:
+            lines.append("  joints (largest position-level violation over the run):")
+            lines += [f"    {name:<12} gap {gap:.3g} m" + (f", twist {tw:.3g} rad"
+                                                         if tw is not None else "")
+                      for name, gap, tw in self.joints]
+        if self.bodies:
+            worst = max(self.bodies, key=lambda b: b[1])
+            lines.append(f"  quaternion norm: largest ||q| - 1| = {worst[1]:.3g} ({worst[0]}) "
+                         f"over {len(self.bodies)} bodies, at the recorded points "
+                         "(interpolated between steps)")
+        if self.kirchhoff:
+            items = ", ".join(f"{node} {res:.3g} {unit}" for node, res, unit in
+                              self.kirchhoff[:REPORT_WORST])
+            lines.append(f"  Kirchhoff flow balance at the end, largest: {items}")
+        e = self.energy
+        if e:
+            lines.append(f"  power balance over the run: input {e['W_in']:.6g} J = "
+                         f"dissipated {e['W_diss']:.6g} J + stored {e['dE']:.6g} J "
+                         f"(error {e['error']:.3g} J, {e['relative']:.2e} of the energy "
+                         f"scale {e['scale']:.3g} J)")
+            lines.append(f"    stored energy from the ports' power {e['W_store']:.6g} J vs from "
+                         f"the states {e['dE']:.6g} J")
+        if self.warnings:
+            lines.append(f"  warnings: {len(self.warnings)}")
+        return "\n".join(lines)
+
+
+def build(system, t: np.ndarray, Y: np.ndarray, YP: np.ndarray, all_names: list,
+          data: np.ndarray, stats: dict, warnings: list) -> RunReport:
+    rep = RunReport(dict(stats), warnings=list(warnings))
+    col = {name: i for i, name in enumerate(all_names)}
+    if not len(t):
+        return rep
+    for g in system.groups:
+        names = {o.name for o in g.etype.outputs}
+        if "gap" in names:
+            for inst in g.instances:
+                gap = float(np.max(np.abs(data[:, col[f"{inst.name}.gap"]])))
+                tw = (float(np.max(np.abs(data[:, col[f"{inst.name}.twist"]])))
+                      if "twist" in names else None)
+                rep.joints.append((inst.name, gap, tw))
+        if g.etype.implicit_ports:
+            for inst in g.instances:
+                q = Y[:, [col[f"{inst.name}.q{k}"] for k in range(4)]]
+                rep.bodies.append((inst.name, float(np.max(np.abs(
+                    np.sqrt(np.sum(q * q, axis=1)) - 1.0)))))
+    rep.kirchhoff = _kirchhoff(system, t[-1], Y[-1], YP[-1])
+    rep.energy = _power_balance(system, t, Y, YP, col, data)
+    return rep
+
+
+def _node_rows(system) -> dict:
+    return {system.numbering.index[name]: node for name, node in system.circuit.nodes.items()
+            if name in system.numbering.index}
+
+
+def _kirchhoff(system, t, y, yp) -> list:
+    res = system.residual(t, y, yp)
+    out = []
+    for i, node in _node_rows(system).items():
+        unit = {"V": "A", "m/s": "N", "rad/s": "N*m", "Pa": "m^3/s"}.get(
+            POTENTIAL_UNIT.get(node.domain, ""), "")
+        out.append((node.name, float(abs(res[i])), unit))
+    out.sort(key=lambda item: -item[1])
+    return out
+
+
+def _category(etype) -> str:
+    if etype.is_potential_source or etype.is_flow_source:
+        return "source"
+    if any(o.energy for o in etype.outputs):
+        return "store"
+    return "other"
+
+
+def _power_balance(system, t, Y, YP, col, data) -> dict:
+    node_rows = np.zeros(system.n + 2, dtype=bool)
+    node_rows[list(_node_rows(system))] = True
+    power = {"source": np.zeros(len(t)), "store": np.zeros(len(t)), "other": np.zeros(len(t))}
+    for k in range(len(t)):
+        ye, ype = system._extend(Y[k]), system._extend(YP[k], constants=False)
+        for g in system.groups:
+            F = g.etype.residual(t[k], ye[g.var_idx], ype[g.var_idx], g.p)
+            F = F.reshape(g.row_idx.shape)
+            potential = np.where(node_rows[g.row_idx], ye[g.row_idx], 0.0)
+            power[_category(g.etype)][k] += float(np.sum(potential * F))
+    energy_cols = [col[n] for n in system.energy_names()]
+    E = data[:, energy_cols].sum(axis=1) if energy_cols else np.zeros(len(t))
+    W_in = 0.0 - float(_trapezoid(power["source"], t))          # 0.0 -: no "-0"
+    W_diss = float(_trapezoid(power["other"], t))
+    W_store = float(_trapezoid(power["store"], t))
+    dE = float(E[-1] - E[0])
+    error = W_in - W_diss - dE
+    scale = max(abs(W_in), abs(W_diss), abs(dE),
+                float(np.max(np.abs(data[:, energy_cols]).sum(axis=1))) if energy_cols else 0.0,
+                1e-300)
+    return {"W_in": W_in, "W_diss": W_diss, "dE": dE, "W_store": W_store, "error": error,
+            "scale": scale, "relative": abs(error) / scale}
