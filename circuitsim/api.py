@@ -13,7 +13,6 @@ import numpy as np
 
 from .assembly.startup import kinematic_start
 from .assembly.system import System
-from .elements.base import POTENTIAL_UNIT
 from .errors import Loc, NetlistError, did_you_mean
 from .gcpause import gc_paused
 from .netlist import ast, elaborate, loader
@@ -129,11 +128,29 @@ class Netlist:
         except NetlistError as exc:
             raise self._elaborator.relocate(exc) from None
         return {"title": c.title, "unknowns": system.n, "equations": system.n,
+                "subcircuits": self._subcircuit_counts(c),
                 "mobility": start.mobility, "notes": start.notes,
                 "differential": int(system.id.sum()), "algebraic": int(system.n - system.id.sum()),
                 "elements": len(c.elements), "domains": summary, "nnz": system.nnz,
                 "warnings": [(m, str(l) if l else "") for m, l in c.warnings]
                 + [(m, str(l) if l else "") for m, l in start.warnings]}
+
+    def _subcircuit_counts(self, circuit) -> list:
+        """Per subcircuit instance: what it adds to the system. Its unknowns are its
+        internal nodes' potentials and its elements' own unknowns; its equations those
+        nodes' flow balances and the elements' own equations (one per own unknown), so the
+        two counts agree for every instance by construction; the ports' flows enter the
+        parent's node balances."""
+        out = []
+        for name, (subckt, loc) in self._elaborator.instances.items():
+            scope = name + "."
+            elements = [e for e in circuit.elements if e.name.startswith(scope)]
+            nodes = sum(1 for n in circuit.nodes if n.startswith(scope))
+            states = sum(len(e.type.states) for e in elements)
+            out.append({"name": name, "subckt": subckt, "loc": loc, "elements": len(elements),
+                        "nodes": nodes, "states": states, "unknowns": nodes + states,
+                        "equations": nodes + states})
+        return out
 
     # --- runs ------------------------------------------------------------------------------
     def simulate(self, t_end=None, study=None, set=None, *, tstep=None, rtol=None, atol=None,
@@ -173,21 +190,6 @@ class Netlist:
         """Every ``.step`` case: {case name: Result}."""
         return {name: self.simulate(study=study, set=settings, case=name, **kwargs)
                 for name, settings in self.cases(study, set)}
-
-
-def _units(system: System, names: list) -> dict:
-    units = {}
-    c = system.circuit
-    for name, node in c.nodes.items():
-        if node.domain:
-            units[name] = POTENTIAL_UNIT[node.domain]
-    for inst in c.elements:
-        dom = next((d for d in inst.domains if d), None)
-        for item in inst.type.states + inst.type.outputs:
-            u = item.unit if isinstance(item.unit, str) else item.unit.get(dom)
-            if u:
-                units[f"{inst.name}.{item.name}"] = u
-    return {n: units[n] for n in names if n in units}
 
 
 def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:
@@ -274,7 +276,7 @@ def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=N
     stats = dict(out.stats)
     stats["nres_total"] = system.nres
     result = Result(out.t, names, data, stats, out.status, out.message,
-                    _units(system, names), c.title, case)
+                    {n: system.units[n] for n in names if n in system.units}, c.title, case)
     result.warnings = [(m, l) for m, l in c.warnings] + list(start.warnings)
     result.notes = start.notes
     result.mobility = start.mobility

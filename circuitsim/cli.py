@@ -172,6 +172,10 @@ def _print_start(start, quiet: bool) -> None:
             print(f"note: {note}", file=sys.stderr)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _check(args) -> int:
     net = api.load(args.file)
     info = net.check(args.study, args.set)
@@ -183,6 +187,18 @@ def _check(args) -> int:
     for dom, counts in sorted(info["domains"].items()):
         print(f"  {dom:>13}: {counts['nodes']} node potentials (and as many flow balances), "
               f"{counts['states']} element unknowns (and as many element equations)")
+    if info["subcircuits"]:
+        print(f"  subcircuit instances: {len(info['subcircuits'])} (unknowns = equations in "
+              "each: internal nodes + element unknowns)")
+        for sub in info["subcircuits"][:MAX_WARNINGS]:
+            print(f"    {sub['name']} ({sub['subckt']}, line {sub['loc'].line}): "
+                  f"{_count(sub['elements'], 'element')}, "
+                  f"{_count(sub['nodes'], 'internal node')} + "
+                  f"{_count(sub['states'], 'element unknown')} = "
+                  f"{_count(sub['unknowns'], 'unknown')}, "
+                  f"{_count(sub['equations'], 'equation')}")
+        if len(info["subcircuits"]) > MAX_WARNINGS:
+            print(f"    ... and {len(info['subcircuits']) - MAX_WARNINGS} more")
     if info["mobility"] is not None:
         for line in info["mobility"].summary():
             print("  " + line)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .elements.base import POTENTIAL_UNIT
+from .elements.base import FLOW_UNIT
 
 REPORT_WORST = 5
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz   # numpy < 2 has only trapz
@@ -106,8 +106,7 @@ def _kirchhoff(system, t, y, yp) -> list:
     res = system.residual(t, y, yp)
     out = []
     for i, node in _node_rows(system).items():
-        unit = {"V": "A", "m/s": "N", "rad/s": "N*m", "Pa": "m^3/s"}.get(
-            POTENTIAL_UNIT.get(node.domain, ""), "")
+        unit = FLOW_UNIT.get(node.domain, "")
         out.append((node.name, float(abs(res[i])), unit))
     out.sort(key=lambda item: -item[1])
     return out

@@ -1,4 +1,6 @@
 """The command line as a user runs it: run/check, outputs, overrides, studies, sweeps."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -97,3 +99,14 @@ def test_plot_unknown_variable(motor, tmp_path, capsys):
 def test_missing_file(tmp_path, capsys):
     assert cli.main(["run", str(tmp_path / "none.cir")]) == 2
     assert "file not found" in capsys.readouterr().err
+
+
+def test_check_counts_each_subcircuit_instance(capsys):
+    # library/dcmotor.lib: R, L, transformer, inertia, damper, friction; internal nodes
+    # a and emf; own unknowns La.i (inductor flow) and Km.i (transformer flow)
+    netlist = Path(__file__).resolve().parent.parent / "netlists" / "dcmotor_lib.cir"
+    assert cli.main(["check", str(netlist)]) == 0
+    out = capsys.readouterr().out
+    assert "subcircuit instances: 1" in out
+    assert ("M1 (dcmotor, line 7): 6 elements, 2 internal nodes + 2 element unknowns = "
+            "4 unknowns, 4 equations") in out

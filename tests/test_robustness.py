@@ -95,7 +95,7 @@ def test_a_singular_newton_matrix_names_unknowns_and_equations():
     message = str(err.value)
     assert message.startswith("E_INIT: no consistent initial values: the Newton matrix is "
                               "singular: 1 direction(s) undetermined")
-    assert "unknowns B1.i, a" in message
+    assert "unknowns a, B1.i" in message
     assert "equations flow balance of node a, equation of B B1 (i)" in message
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from ..elements.base import FRAME_VARS
+from ..elements.base import FRAME_VARS, NOMINAL, POTENTIAL_UNIT
 from ..errors import ModelError, NetlistError, did_you_mean
 from ..netlist.topology import GROUND
 from ..netlist.timefunctions import TimeFunctionArray, TimeVectorArray
@@ -90,6 +90,10 @@ class System:
         determined[self.n:] = False
         for g in self.groups:
             g.etype.bind_determined(g.p_init, determined[g.var_idx])
+        self.units = self._units()
+        # solver hook: atol is scaled per unknown by its nominal magnitude (base.NOMINAL)
+        self.atol_scale = np.array([NOMINAL.get(self.units.get(name), 1.0)
+                                    for name in self.names])
         self.error_mask = self._error_mask()
         self.newton_mask = self._newton_mask()
         self._build_pattern()
@@ -154,6 +158,18 @@ class System:
         raise NetlistError(f"{inst.type.keyword} {inst.name} refers to '{name}', which is "
                            "neither a node nor an element variable", loc,
                            did_you_mean(name, self.numbering.index))
+
+    def _units(self) -> dict:
+        """SI unit of every node potential, element state and output (where known)."""
+        units = {name: POTENTIAL_UNIT[node.domain]
+                 for name, node in self.circuit.nodes.items() if node.domain}
+        for inst in self.circuit.elements:
+            dom = next((d for d in inst.domains if d), None)
+            for item in inst.type.states + inst.type.outputs:
+                u = item.unit if isinstance(item.unit, str) else item.unit.get(dom)
+                if u:
+                    units[f"{inst.name}.{item.name}"] = u
+        return units
 
     def _differential_ids(self) -> np.ndarray:
         ids = np.zeros(self.n + 2)

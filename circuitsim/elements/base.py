@@ -33,6 +33,23 @@ POTENTIAL_UNIT = {"electrical": "V", "translational": "m/s", "rotational": "rad/
 FLOW_UNIT = {"electrical": "A", "translational": "N", "rotational": "N*m",
              "hydraulic": "m^3/s"}
 
+# Nominal magnitude of an unknown by its SI unit (1 where not listed): the solver's
+# absolute tolerance is atol x nominal, as Modelica tools scale by a variable's
+# ``nominal``. Pressures are ~1e5..1e7 Pa and volume flows ~1e-5..1e-3 m^3/s: one atol
+# for all would ask for 1e-12 Pa (a step-size collapse at every pressure zero crossing)
+# or accept 1e-9 m^3/s errors on a 1e-4 m^3/s flow.
+NOMINAL = {"Pa": 1e5, "m^3/s": 1e-4}
+
+
+def domain_param() -> "Param":
+    """``domain=`` of the any-domain two-terminal elements (R C L V I B): fixes the
+    domain of their nodes where no other element does (default: electrical), so that
+    their units and the solver's nominal magnitudes are those of that domain
+    (``C Cv p 0 C={V/beta} domain=hydraulic``)."""
+    return Param("domain", default=None, kind="choice", choices=DOMAINS,
+                 description="domain of the nodes (default: that of the other elements on "
+                             "them, else electrical)")
+
 
 FRAME_VARS = ("vx", "vy", "vz", "wx", "wy", "wz", "x", "y", "z", "q0", "q1", "q2", "q3")
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..netlist import ast, expressions
-from .base import ElementType, Param, Port, State
+from .base import ElementType, Param, Port, State, domain_param
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
 
@@ -39,7 +39,8 @@ class Behavioural(ElementType):
     params = (Param("I", _FLOW, default=None, kind="expr",
                     description="flow from a to b as an expression"),
               Param("V", _P_UNITS, default=None, kind="expr",
-                    description="potential difference p_a − p_b as an expression"))
+                    description="potential difference p_a − p_b as an expression"),
+              domain_param())
     states = (State("i", _FLOW, False, "flow from a through the source to b"),)
 
     @staticmethod

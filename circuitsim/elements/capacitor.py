@@ -17,7 +17,7 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port, branch_block, branch_rows
+from .base import ElementType, Output, Param, Port, branch_block, branch_rows, domain_param
 from .resistor import _FLOW
 
 _C_UNITS = {"electrical": "F", "translational": "kg", "rotational": "kg*m^2",
@@ -30,7 +30,8 @@ class Capacitor(ElementType):
     description = "capacitance: flow = C·d(p_a − p_b)/dt"
     ports = (Port("a"), Port("b"))
     params = (Param("C", _C_UNITS, description="capacitance", positive=True),
-              Param("ic", _P_UNITS, default=None, description="initial p_a − p_b"))
+              Param("ic", _P_UNITS, default=None, description="initial p_a − p_b"),
+              domain_param())
     outputs = (Output("i", _FLOW, "flow from a to b"),
                Output("E", "J", "stored energy ½·C·(p_a − p_b)²", energy=True))
     differential_vars = (0, 1)

@@ -17,7 +17,7 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port, State
+from .base import ElementType, Output, Param, Port, State, domain_param
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
 
@@ -30,7 +30,8 @@ class Inductor(ElementType):
     description = "inductance: L·di/dt = p_a − p_b"
     ports = (Port("a"), Port("b"))
     params = (Param("L", _L_UNITS, description="inductance", positive=True),
-              Param("ic", _FLOW, default=0.0, description="initial flow i"))
+              Param("ic", _FLOW, default=0.0, description="initial flow i"),
+              domain_param())
     states = (State("i", _FLOW, True, "flow from a to b", init_param="ic"),)
     outputs = (Output("E", "J", "stored energy ½·L·i²", energy=True),)
     differential_vars = (2,)

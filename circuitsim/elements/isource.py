@@ -14,7 +14,7 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port
+from .base import ElementType, Output, Param, Port, domain_param
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
 
@@ -23,7 +23,8 @@ class FlowSource(ElementType):
     keyword = "I"
     description = "flow source: flow I(t) from a through the source to b"
     ports = (Port("a"), Port("b"))
-    params = (Param("I", _FLOW, description="flow from a to b", kind="time"),)
+    params = (Param("I", _FLOW, description="flow from a to b", kind="time"),
+              domain_param())
     outputs = (Output("v", _P_UNITS, "potential difference p_a − p_b"),)
     is_flow_source = True
     positional_param = "I"

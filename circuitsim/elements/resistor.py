@@ -16,7 +16,7 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port, branch_block, branch_rows
+from .base import ElementType, Output, Param, Port, branch_block, branch_rows, domain_param
 
 _R_UNITS = {"electrical": "Ohm", "translational": "s/kg", "rotational": "rad/N/m/s",
             "hydraulic": "Pa*s/m^3"}
@@ -27,7 +27,8 @@ class Resistor(ElementType):
     keyword = "R"
     description = "linear resistance: flow = (p_a − p_b)/R"
     ports = (Port("a"), Port("b"))
-    params = (Param("R", _R_UNITS, description="resistance", positive=True),)
+    params = (Param("R", _R_UNITS, description="resistance", positive=True),
+              domain_param())
     outputs = (Output("i", _FLOW, "flow from a to b"),)
     positional_param = "R"
     pattern = np.ones((2, 2), dtype=bool)

@@ -17,7 +17,7 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port, State
+from .base import ElementType, Output, Param, Port, State, domain_param
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
 
@@ -26,7 +26,8 @@ class PotentialSource(ElementType):
     keyword = "V"
     description = "potential source: p_a − p_b = V(t)"
     ports = (Port("a"), Port("b"))
-    params = (Param("V", _P_UNITS, description="potential difference p_a − p_b", kind="time"),)
+    params = (Param("V", _P_UNITS, description="potential difference p_a − p_b", kind="time"),
+              domain_param())
     states = (State("i", _FLOW, False, "flow from a through the source to b"),)
     outputs = (Output("P", "W", "power delivered by the source, −V·i"),)
     is_potential_source = True

@@ -9,6 +9,7 @@ import os
 
 import networkx as nx
 
+from ..elements.base import DOMAINS
 from ..errors import NetlistError
 
 GROUND = "0"
@@ -37,15 +38,16 @@ def infer_domains(pending: list) -> dict:
     allowed: dict = {}      # root -> (set of domains, the element that last narrowed it)
     for el in pending:
         for port, node in scalar_ports(el):
-            if node == GROUND or port.domains is None:
+            domains = port.domains or _chosen_domain(el)
+            if node == GROUND or domains is None:
                 continue
             root = uf[node]
             have, who = allowed.get(root, (None, None))
-            new = set(port.domains) if have is None else have & set(port.domains)
+            new = set(domains) if have is None else have & set(domains)
             if not new:
                 raise NetlistError(
                     f"domain mismatch at node '{node}': {el.type.keyword} {el.name} "
-                    f"needs it {' or '.join(port.domains)} (port {port.name}), but "
+                    f"needs it {' or '.join(domains)} (port {port.name}), but "
                     f"{who.type.keyword} {who.name}{_where(who.loc, el.loc)} makes it "
                     f"{' or '.join(sorted(have))}; connect different domains through a "
                     "transducer (transformer, gyrator)", el.loc)
@@ -62,6 +64,14 @@ def infer_domains(pending: list) -> dict:
             domain = next(iter(have)) if len(have) == 1 else None
         result[node] = (domain, have)
     return result
+
+
+def _chosen_domain(el) -> tuple | None:
+    """The ``domain=`` an any-domain element was given, if valid (an invalid one is
+    reported with its location when the parameters are converted)."""
+    value = el.assigns.get("domain", (None,))[0]
+    text = getattr(value, "text", "").lower()
+    return (text,) if text in DOMAINS else None
 
 
 def _where(loc, here) -> str:

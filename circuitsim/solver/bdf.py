@@ -277,7 +277,9 @@ class _Run:
         self.t0, self.t_end = t0, t_end
         self.span = t_end - t0
         self.rtol = float(rtol)
-        self.atol = _validated_atol(atol, self.n)
+        # a problem may give each unknown a nominal magnitude that scales atol (problem.py)
+        scale = getattr(problem, "atol_scale", None)
+        self.atol = _validated_atol(atol, self.n) * (1.0 if scale is None else scale)
         self.max_step = float(max_step) if max_step is not None and max_step > 0 else np.inf
         self.first_step = first_step if first_step is not None and first_step > 0 else None
         self.max_order = int(max_order)

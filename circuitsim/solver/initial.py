@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import structural_rank
 
 from ..errors import InconsistentInitialConditions
 from .newton import BadValues, factorise, jacobian, residual, wrms
@@ -122,8 +123,13 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
                 J0 = jacobian(problem, t, y, yp, 0.0, stats)
                 J1 = jacobian(problem, t, y, yp, 1.0, stats)
                 # column j: dF/dy_j for y-unknowns, dF/dy'_j = (J1 - J0)[:, j] for y'-unknowns
-                M = J0 @ sp.diags(ycol) + (J1 - J0) @ sp.diags(ypcol)
-                lu = factorise(sp.csc_matrix(M), stats, problem)
+                M = sp.csc_matrix(J0 @ sp.diags(ycol) + (J1 - J0) @ sp.diags(ypcol))
+                # The usual reason for the fallback: checked here, because SuperLU
+                # prints BLAS complaints to stdout on some structurally singular matrices.
+                if _structurally_singular(M):
+                    raise _NoSolution("a fixed differential unknown is pinned by an "
+                                      "algebraic equation (structurally singular)", res)
+                lu = factorise(M, stats, problem)
             delta = lu.solve(-res)
             if not np.isfinite(delta).all():
                 raise _NoSolution("the initial-value Newton correction is not finite", res)
@@ -136,6 +142,13 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
     except BadValues as exc:
         raise _NoSolution(exc.what, _with_bad_rows(res, exc.rows, len(y))) from None
     raise _NoSolution(f"Newton did not converge in {INIT_MAX_ITERS} iterations", res)
+
+
+def _structurally_singular(M: sp.csc_matrix) -> bool:
+    """No perfect matching between rows and non-zero columns: singular for any values."""
+    M = M.copy()
+    M.eliminate_zeros()
+    return structural_rank(M) < M.shape[0]
 
 
 def _backward_euler(problem, t0, y, diff, h, rtol, atol, stats):
@@ -153,7 +166,8 @@ def _backward_euler(problem, t0, y, diff, h, rtol, atol, stats):
             y_new = y_prev.copy()
             ewt = 1.0 / (rtol * np.abs(y_prev) + atol)
             for _ in range(INIT_MAX_ITERS):
-                yp_new = (y_new - y_prev) / h
+                with np.errstate(over="ignore"):      # a diverging iterate: caught below
+                    yp_new = (y_new - y_prev) / h
                 res = residual(problem, t, y_new, yp_new, stats)
                 lu = factorise(jacobian(problem, t, y_new, yp_new, 1.0 / h, stats), stats,
                                problem)

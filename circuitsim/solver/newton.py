@@ -137,7 +137,9 @@ def singular_part(J, problem) -> str:
     equations = list(getattr(problem, "equation_names", names))
 
     def top(weights, labels):
-        idx = [i for i in np.argsort(-weights, kind="stable")[:REPORT_BLAMED]
+        # rounded so that equal weights (up to SVD rounding) keep the numbering order
+        ranked = np.round(weights / max(weights.max(), 1e-300), 8)
+        idx = [i for i in np.argsort(-ranked, kind="stable")[:REPORT_BLAMED]
                if weights[i] > 1e-3 * weights.max()]
         return ", ".join(labels[i] for i in idx)
     return (f": {int(null.sum())} direction(s) undetermined — unknowns "
@@ -274,8 +276,14 @@ class Newton:
                 continue
             rate = (norm / norm0) ** (1.0 / m) if norm0 > 0 else 0.0
             if rate > MAX_RATE:
-                return NewtonResult(False, niter=m + 1, reason="Newton's method diverged",
-                                    worst=np.abs(delta * ewt))
+                # A growing correction that is still within the tolerance is not
+                # divergence: a first correction near zero (an input that just left a
+                # kink, e.g. a valve command leaving 0) makes any later one look like
+                # growth. Iterate on; the next correction tells.
+                if norm > NEWTON_TOL:
+                    return NewtonResult(False, niter=m + 1, reason="Newton's method diverged",
+                                        worst=np.abs(delta * ewt))
+                continue
             if rate / (1.0 - rate) * norm <= NEWTON_TOL:
                 return NewtonResult(True, d, y, yp, m + 1)
         return NewtonResult(False, niter=MAX_ITERS,

@@ -28,6 +28,8 @@ class DAEProblem(Protocol):
 # Optional attributes the solver uses when present:
 #   error_mask: np.ndarray   1.0 for unknowns in the local error test, 0.0 excluded
 #                            (default: ``id``, i.e. algebraic unknowns excluded).
+#   atol_scale: np.ndarray   per-unknown factor on atol (a nominal magnitude, e.g. 1e5
+#                            for a pressure in Pa); default 1.
 #   project(t, y) -> y       called after each accepted step; returns a corrected y
 #                            (e.g. quaternions renormalised). None to skip.
 #   newton_mask: np.ndarray  1.0 for unknowns in the Newton convergence test, 0.0 for
