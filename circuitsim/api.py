@@ -135,22 +135,37 @@ class Netlist:
                 "warnings": [(m, str(l) if l else "") for m, l in c.warnings]
                 + [(m, str(l) if l else "") for m, l in start.warnings]}
 
+    def recorded_names(self, study=None, set=None) -> list:
+        """The variables a run of this study records (before running it)."""
+        try:
+            return _recorded_names(self.system(study, set))[1]
+        except NetlistError as exc:
+            raise self._elaborator.relocate(exc) from None
+
     def _subcircuit_counts(self, circuit) -> list:
         """Per subcircuit instance: what it adds to the system. Its unknowns are its
         internal nodes' potentials and its elements' own unknowns; its equations those
         nodes' flow balances and the elements' own equations (one per own unknown), so the
         two counts agree for every instance by construction; the ports' flows enter the
         parent's node balances."""
-        out = []
-        for name, (subckt, loc) in self._elaborator.instances.items():
-            scope = name + "."
-            elements = [e for e in circuit.elements if e.name.startswith(scope)]
-            nodes = sum(1 for n in circuit.nodes if n.startswith(scope))
-            states = sum(len(e.type.states) for e in elements)
-            out.append({"name": name, "subckt": subckt, "loc": loc, "elements": len(elements),
-                        "nodes": nodes, "states": states, "unknowns": nodes + states,
-                        "equations": nodes + states})
-        return out
+        instances = self._elaborator.instances
+        counts = {name: {"elements": 0, "nodes": 0, "states": 0} for name in instances}
+
+        def owners(dotted):                  # the instances a scoped name lies in: A, A.B
+            parts = dotted.split(".")[:-1]
+            return [n for n in (".".join(parts[:i]) for i in range(1, len(parts) + 1))
+                    if n in counts]
+        for e in circuit.elements:
+            for owner in owners(e.name):
+                counts[owner]["elements"] += 1
+                counts[owner]["states"] += len(e.type.states)
+        for node in circuit.nodes:
+            for owner in owners(node):
+                counts[owner]["nodes"] += 1
+        return [{"name": name, "subckt": subckt, "loc": loc, **counts[name],
+                 "unknowns": counts[name]["nodes"] + counts[name]["states"],
+                 "equations": counts[name]["nodes"] + counts[name]["states"]}
+                for name, (subckt, loc) in instances.items()]
 
     # --- runs ------------------------------------------------------------------------------
     def simulate(self, t_end=None, study=None, set=None, *, tstep=None, rtol=None, atol=None,
@@ -208,6 +223,17 @@ def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:
             "forces": forces}
 
 
+def _recorded_names(system: System) -> tuple:
+    """(every variable, the recorded ones: the .probe list, else every variable)."""
+    all_names = list(system.names) + system.output_names()
+    for name, loc in system.circuit.probes:
+        if name not in all_names:
+            raise NetlistError(f".probe: no variable '{name}'", loc,
+                               did_you_mean(name, all_names))
+    probes = [name for name, _ in system.circuit.probes]
+    return all_names, (probes if probes else all_names)
+
+
 def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         first_step=None, progress=None, on_output=None, case="", on_start=None,
         stream=None, report=False) -> Result:
@@ -230,12 +256,7 @@ def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=N
         t_out = np.linspace(0.0, count * tstep, count + 1)
         if t_out[-1] < t_end * (1 - 1e-12):
             t_out = np.append(t_out, t_end)
-    all_names = list(system.names) + system.output_names()
-    probes = [name for name, _ in c.probes]
-    for name, loc in c.probes:
-        if name not in all_names:
-            raise NetlistError(f".probe: no variable '{name}'", loc,
-                               did_you_mean(name, all_names))
+    all_names, names = _recorded_names(system)
     start = kinematic_start(system, system.initial_values())
     y0 = start.y0
     if on_start is not None:
@@ -245,8 +266,7 @@ def run(system: System, t_end=None, tstep=None, rtol=None, atol=None, max_step=N
         # sine with STEPS_PER_PERIOD steps, and never cross more than 1/MIN_STEPS of the run.
         max_step = min(tr.maxstep, system.input_time_scale() / STEPS_PER_PERIOD,
                        t_end / MIN_STEPS)
-    cols = [all_names.index(p) for p in probes] if probes else None
-    names = probes if probes else all_names
+    cols = [all_names.index(p) for p in names] if c.probes else None
 
     def recorded(T, Y, YP):
         data = np.concatenate([Y, system.compute_outputs(np.asarray(T), Y, YP)], axis=1)

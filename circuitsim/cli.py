@@ -99,6 +99,9 @@ def _run(args) -> int:
         if out_base.suffix.lower() != ".csv":
             raise NetlistError(f"--stream writes CSV; got --out {out_base}",
                                Loc("<command line>", 1, 1, f"--out {out_base}"))
+    if args.plot:                    # a misspelt name: said before the run, not after it
+        from .plotting import check_variables
+        check_variables(args.plot, net.recorded_names(cases[0][1], cases[0][2]))
     results, wall = {}, {}
     for name, study, settings in cases:
         started = time.perf_counter()

@@ -6,6 +6,15 @@ from pathlib import Path
 from .errors import CircuitsimError, did_you_mean
 
 
+def check_variables(variables: list, names: list) -> None:
+    """A located-enough error for a --plot name that will not be recorded (before a run)."""
+    for var in variables:
+        if var not in names:
+            hint = did_you_mean(var, names)
+            raise CircuitsimError(f"--plot: no recorded variable '{var}'"
+                                  f"{'; ' + hint if hint else ''}")
+
+
 def plot(results: dict, variables: list, path) -> Path:
     """Plot ``variables`` against time, one panel per variable, one line per case.
 
@@ -18,11 +27,7 @@ def plot(results: dict, variables: list, path) -> Path:
     except ImportError:
         raise CircuitsimError("plotting needs matplotlib: pip install 'circuitsim[plot]'") from None
     first = next(iter(results.values()))
-    for var in variables:
-        if var not in first:
-            hint = did_you_mean(var, first.names)
-            raise CircuitsimError(f"--plot: no recorded variable '{var}'"
-                                  f"{'; ' + hint if hint else ''}")
+    check_variables(variables, first.names)
     fig, axes = plt.subplots(len(variables), 1, sharex=True, squeeze=False,
                              figsize=(8, 2.6 * len(variables) + 0.6))
     for ax, var in zip(axes[:, 0], variables):

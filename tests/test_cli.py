@@ -89,11 +89,13 @@ def test_check_reports_counts(motor, capsys):
     assert "rotational: 1 node potentials" in out
 
 
-def test_plot_unknown_variable(motor, tmp_path, capsys):
+def test_plot_unknown_variable_is_reported_before_the_run(motor, tmp_path, capsys):
+    out = tmp_path / "r.csv"
     assert cli.main(["run", str(motor), "--plot", "omega", "--plot-file",
-                     str(tmp_path / "p.png"), "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert "no recorded variable 'omega'" in err and "Traceback" not in err
+                     str(tmp_path / "p.png"), "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "no recorded variable 'omega'" in captured.err and "Traceback" not in captured.err
+    assert not out.exists() and "steps" not in captured.out        # nothing was run
 
 
 def test_missing_file(tmp_path, capsys):

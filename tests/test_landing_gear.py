@@ -72,11 +72,15 @@ def retraction(net):
     return res
 
 
-def test_stroke_is_the_triangle_difference():
+def test_stroke_is_the_triangle_difference(net):
     # the header's numbers: L = 0.8779 m gear down, 1.5689 m at 90 deg, stroke 0.6910 m
     assert length_and_energy(0.0)[0][0] == pytest.approx(0.8779, abs=1e-4)
     assert length_and_energy(np.pi / 2)[0][0] == pytest.approx(1.5689, abs=1e-4)
     assert STROKE == pytest.approx(0.6910, abs=1e-4)
+    # and the netlist's .param expressions give the cylinder that stroke
+    stops = net.circuit().element("CY.stops")
+    assert stops.params["upper"] == pytest.approx(STROKE, rel=1e-12)
+    assert stops.params["lower"] == 0.0
 
 
 def test_actuator_length_follows_the_triangle_and_its_rate_is_the_flange_speed(retraction):
