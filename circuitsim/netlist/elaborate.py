@@ -346,27 +346,46 @@ class Elaborator:
                              f"got {v:g}", loc)
 
     # --- whole run ----------------------------------------------------------------------
+    def _enclosing(self, message: str, loc) -> list:
+        """The subcircuit instances (outermost first) whose elements ``message`` names,
+        or [] when there are none or ``loc`` is already the instance line."""
+        instances = getattr(self, "instances", {})
+        inside = sorted((name for name in instances
+                         if re.search(rf"(?<![\w.]){re.escape(name)}\.", message)), key=len)
+        return [] if not inside or loc == instances[inside[0]][1] else inside
+
+    def _chain(self, inside: list) -> str:
+        return " > ".join(f"{self.instances[name][0]} {name}" for name in inside)
+
     def relocate(self, exc: NetlistError) -> NetlistError:
         """An error about an element inside a subcircuit instance (its name has the
         instance's prefix), located at the user's instance line; the definition's line
         goes to the hint."""
-        instances = getattr(self, "instances", {})
-        inside = sorted((name for name in instances
-                         if re.search(rf"(?<![\w.]){re.escape(name)}\.", exc.message)), key=len)
-        if not inside or exc.loc == instances[inside[0]][1]:
+        inside = self._enclosing(exc.message, exc.loc)
+        if not inside:
             return exc
-        chain = " > ".join(f"{instances[name][0]} {name}" for name in inside)
-        hint = f"in {chain}" + (f"; the definition's line is {exc.loc}: {exc.loc.text.strip()}"
-                                if exc.loc is not None else "")
-        return type(exc)(exc.message, instances[inside[0]][1],
+        hint = f"in {self._chain(inside)}" + (
+            f"; the definition's line is {exc.loc}: {exc.loc.text.strip()}"
+            if exc.loc is not None else "")
+        return type(exc)(exc.message, self.instances[inside[0]][1],
                          "\n".join(filter(None, [hint, exc.hint])))
 
     def build(self, overrides: list = ()) -> Circuit:
         """``overrides``: list of ast.Assign (study lines, ``--set``)."""
         try:
-            return self._build(overrides)
+            circuit = self._build(overrides)
         except NetlistError as exc:
             raise self.relocate(exc) from None
+        circuit.warnings = [self._relocate_warning(message, loc)
+                            for message, loc in circuit.warnings]
+        return circuit
+
+    def _relocate_warning(self, message: str, loc) -> tuple:
+        """A warning about something inside a subcircuit instance, at the instance line."""
+        inside = self._enclosing(message, loc)
+        if not inside:
+            return message, loc
+        return f"{message} (in {self._chain(inside)})", self.instances[inside[0]][1]
 
     def _build(self, overrides: list = ()) -> Circuit:
         param_over, element_over = {}, {}
