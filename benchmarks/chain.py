@@ -39,12 +39,12 @@ def measure(n: int, model: str, t_end: float, rtol=None, atol=None) -> dict:
     # memory and time that are not the solver's
     text = chain_netlist(n, model, t_end=t_end, probes=[f"B{n}.z", "J1.Fz"])
     t0 = time.perf_counter()
-    system = circuitsim.parse(text, f"<chain {n} {model}>").system()
+    case = circuitsim.parse(text, f"<chain {n} {model}>").prepare()
     t1 = time.perf_counter()
-    res = circuitsim.api.run(system, rtol=rtol, atol=atol)
+    res = case.run(rtol=rtol, atol=atol)
     t2 = time.perf_counter()
     s = res.stats
-    return {"N": n, "model": model, "unknowns": system.n, "setup_s": t1 - t0,
+    return {"N": n, "model": model, "unknowns": case.system.n, "setup_s": t1 - t0,
             "solve_s": t2 - t1, "nsteps": s["nsteps"], "nfail": s["nfail_err"] + s["nfail_conv"],
             "nlu": s["nlu"], "per_step_ms": 1e3 * (t2 - t1) / s["nsteps"]}
 

@@ -99,24 +99,26 @@ def _run(args) -> int:
         if out_base.suffix.lower() != ".csv":
             raise NetlistError(f"--stream writes CSV; got --out {out_base}",
                                Loc("<command line>", 1, 1, f"--out {out_base}"))
-    if args.plot:                    # a misspelt name: said before the run, not after it
+    # every case elaborated and assembled once, all before the first run: a bad later
+    # case (or a misspelt --plot name) is said before any work
+    prepared = [net.prepare(study, settings, name) for name, study, settings in cases]
+    if args.plot:
         from .plotting import check_variables
-        check_variables(args.plot, net.recorded_names(cases[0][1], cases[0][2]))
+        check_variables(args.plot, prepared[0].recorded)
     results, wall = {}, {}
-    for name, study, settings in cases:
+    for case in prepared:
+        name = case.name
         started = time.perf_counter()
-        circuit = net.circuit(study, settings)
-        _print_warnings(circuit.warnings)
-        t_end = circuit.tran.tstop or 0.0
-        progress = _Progress(t_end, args.quiet)
+        _print_warnings(case.warnings)
+        progress = _Progress(case.t_end or 0.0, args.quiet)
         streamed = _case_path(out_base, name, several) if args.stream else None
         try:
-            res = net.simulate(study=study, set=settings, case=name, progress=progress,
-                               on_start=lambda start: _print_start(start, args.quiet),
-                               stream=streamed, report=args.report)
+            res = case.run(progress=progress,
+                           on_start=lambda start: _print_start(start, args.quiet),
+                           stream=streamed, report=args.report)
         except SolverError as exc:
             progress.done()
-            if args.report and getattr(exc.partial, "report", None) is not None:
+            if args.report and exc.partial is not None and exc.partial.report is not None:
                 print(exc.partial.report.text())
             target = streamed or _case_path(out_base or Path(f"{stem}_partial.csv"), name,
                                             several)
@@ -175,39 +177,12 @@ def _print_start(start, quiet: bool) -> None:
             print(f"note: {note}", file=sys.stderr)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
 def _check(args) -> int:
-    net = api.load(args.file)
-    info = net.check(args.study, args.set)
-    print(f"{args.file}: {info['title'] or '(no title)'}")
-    print(f"  elements: {info['elements']}")
-    print(f"  unknowns: {info['unknowns']} ({info['differential']} differential, "
-          f"{info['algebraic']} algebraic); equations: {info['equations']}; "
-          f"Jacobian non-zeros: {info['nnz']}")
-    for dom, counts in sorted(info["domains"].items()):
-        print(f"  {dom:>13}: {counts['nodes']} node potentials (and as many flow balances), "
-              f"{counts['states']} element unknowns (and as many element equations)")
-    if info["subcircuits"]:
-        print(f"  subcircuit instances: {len(info['subcircuits'])} (unknowns = equations in "
-              "each: internal nodes + element unknowns)")
-        for sub in info["subcircuits"][:MAX_WARNINGS]:
-            print(f"    {sub['name']} ({sub['subckt']}, line {sub['loc'].line}): "
-                  f"{_count(sub['elements'], 'element')}, "
-                  f"{_count(sub['nodes'], 'internal node')} + "
-                  f"{_count(sub['states'], 'element unknown')} = "
-                  f"{_count(sub['unknowns'], 'unknown')}, "
-                  f"{_count(sub['equations'], 'equation')}")
-        if len(info["subcircuits"]) > MAX_WARNINGS:
-            print(f"    ... and {len(info['subcircuits']) - MAX_WARNINGS} more")
-    if info["mobility"] is not None:
-        for line in info["mobility"].summary():
-            print("  " + line)
-    for note in info["notes"]:
+    report = api.load(args.file).check(args.study, args.set)
+    print(report)
+    for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
-    for message, loc in info["warnings"]:
+    for message, loc in report.warnings:
         print(f"warning: {loc}: {message}" if loc else f"warning: {message}", file=sys.stderr)
     return EXIT_OK
 

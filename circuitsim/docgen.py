@@ -6,6 +6,7 @@ with units and defaults, internal variables, outputs, plus each element's docstr
 """
 from __future__ import annotations
 
+import argparse
 import inspect
 import sys
 from pathlib import Path
@@ -89,9 +90,13 @@ def render() -> str:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m circuitsim.docgen",
+                                     description=f"Write {DOC_PATH.name} from the registry.")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if the file is stale")
+    args = parser.parse_args(argv)
     text = render()
-    if "--check" in argv:
+    if args.check:
         current = DOC_PATH.read_text() if DOC_PATH.exists() else ""
         return 0 if current == text else 1
     DOC_PATH.write_text(text)

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .elements.base import FLOW_UNIT
+from .elements.base import FLOW_UNIT, FRAME_VARS
+
+QUATERNION = slice(FRAME_VARS.index("q0"), FRAME_VARS.index("q3") + 1)
 
 REPORT_WORST = 5
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz   # numpy < 2 has only trapz
@@ -32,7 +34,7 @@ _trapezoid = getattr(np, "trapezoid", None) or np.trapz   # numpy < 2 has only t
 @dataclass
 class RunReport:
     stats: dict
-    joints: list = field(default_factory=list)        # (name, max gap m, max twist rad)
+    joints: list = field(default_factory=list)        # (name, [(output, max |value|, unit)])
     bodies: list = field(default_factory=list)        # (name, max ||q| - 1|)
     kirchhoff: list = field(default_factory=list)     # (node, residual, unit), worst first
     energy: dict = field(default_factory=dict)        # W_in, W_diss, dE, W_store, error
@@ -48,9 +50,9 @@ class RunReport:
                  f"{s.get('hmax_used', 0):.3g} s"]
         if self.joints:
             lines.append("  joints (largest position-level violation over the run):")
-            lines += [f"    {name:<12} gap {gap:.3g} m" + (f", twist {tw:.3g} rad"
-                                                         if tw is not None else "")
-                      for name, gap, tw in self.joints]
+            lines += [f"    {name:<12} " + ", ".join(f"{out} {value:.3g} {unit}"
+                                                    for out, value, unit in items)
+                      for name, items in self.joints]
         if self.bodies:
             worst = max(self.bodies, key=lambda b: b[1])
             lines.append(f"  quaternion norm: largest ||q| - 1| = {worst[1]:.3g} ({worst[0]}) "
@@ -80,18 +82,16 @@ def build(system, t: np.ndarray, Y: np.ndarray, YP: np.ndarray, all_names: list,
     if not len(t):
         return rep
     for g in system.groups:
-        names = {o.name for o in g.etype.outputs}
-        if "gap" in names:
+        violations = [o for o in g.etype.outputs if o.kind == "violation"]
+        if violations:
             for inst in g.instances:
-                gap = float(np.max(np.abs(data[:, col[f"{inst.name}.gap"]])))
-                tw = (float(np.max(np.abs(data[:, col[f"{inst.name}.twist"]])))
-                      if "twist" in names else None)
-                rep.joints.append((inst.name, gap, tw))
-        if g.etype.implicit_ports:
-            for inst in g.instances:
-                q = Y[:, [col[f"{inst.name}.q{k}"] for k in range(4)]]
-                rep.bodies.append((inst.name, float(np.max(np.abs(
-                    np.sqrt(np.sum(q * q, axis=1)) - 1.0)))))
+                rep.joints.append((inst.name, [
+                    (o.name, float(np.max(np.abs(data[:, col[f"{inst.name}.{o.name}"]]))),
+                     o.unit) for o in violations]))
+        if g.etype.implicit_ports:                      # a body: FRAME_VARS, q last
+            q = Y[:, g.var_idx[:, QUATERNION]]          # (T, N, 4)
+            error = np.max(np.abs(np.sqrt(np.sum(q * q, axis=2)) - 1.0), axis=0)
+            rep.bodies += [(inst.name, float(e)) for inst, e in zip(g.instances, error)]
     rep.kirchhoff = _kirchhoff(system, t[-1], Y[-1], YP[-1])
     rep.energy = _power_balance(system, t, Y, YP, col, data)
     return rep
@@ -115,7 +115,7 @@ def _kirchhoff(system, t, y, yp) -> list:
 def _category(etype) -> str:
     if etype.is_potential_source or etype.is_flow_source:
         return "source"
-    if any(o.energy for o in etype.outputs):
+    if any(o.kind == "energy" for o in etype.outputs):
         return "store"
     return "other"
 
@@ -131,7 +131,7 @@ def _power_balance(system, t, Y, YP, col, data) -> dict:
             F = F.reshape(g.row_idx.shape)
             potential = np.where(node_rows[g.row_idx], ye[g.row_idx], 0.0)
             power[_category(g.etype)][k] += float(np.sum(potential * F))
-    energy_cols = [col[n] for n in system.energy_names()]
+    energy_cols = [col[n] for n in system.output_names("energy")]
     E = data[:, energy_cols].sum(axis=1) if energy_cols else np.zeros(len(t))
     W_in = 0.0 - float(_trapezoid(power["source"], t))          # 0.0 -: no "-0"
     W_diss = float(_trapezoid(power["other"], t))

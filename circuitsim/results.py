@@ -18,14 +18,23 @@ from .errors import CircuitsimError, did_you_mean
 class Result:
     """What a run produced.
 
-    ``res.t`` (s), ``res.names`` (every recorded variable), ``res["B1.z"]`` (array over
-    ``t``), ``res.stats`` (solver counters), ``res.status`` ('success', 'failed',
-    'interrupted'), ``res.message``, ``res.units`` (name -> SI unit, where known),
-    ``res.notes`` (what the start-up changed: assembly of the joints, redundant rows).
+    ``t``          output times (s);
+    ``names``      the recorded variables; ``res["B1.z"]`` is one over ``t``;
+    ``data``       (len(t), len(names)) values in SI units;
+    ``stats``      solver counters (nsteps, nfail_err, njac, nlu, ...);
+    ``status``     'success', 'failed' or 'interrupted'; ``message`` why it stopped;
+    ``units``      name -> SI unit, where known; ``title``, ``case`` labels;
+    ``warnings``   (message, location or None) of the elaboration and the start-up;
+    ``notes``      what the start-up changed (assembly of the joints, redundant rows);
+    ``mobility``   the mobility analysis at t = 0 (None without bodies and joints);
+    ``diagnostics`` what the study comparison uses (energy over time, largest joint
+                   gap, joint forces), whatever ``.probe`` keeps;
+    ``report``     the run report (``--report``; None unless asked for).
     """
 
     def __init__(self, t, names, data, stats=None, status="success", message="",
-                 units=None, title="", case=""):
+                 units=None, title="", case="", *, warnings=(), notes=(), mobility=None,
+                 diagnostics=None, report=None):
         self.t = np.asarray(t, dtype=float)
         self.names = list(names)
         self.data = np.asarray(data, dtype=float).reshape(len(self.t), len(self.names))
@@ -36,7 +45,11 @@ class Result:
         self.units = dict(units or {})
         self.title = title
         self.case = case
-        self.notes: list = []
+        self.warnings = list(warnings)
+        self.notes = list(notes)
+        self.mobility = mobility
+        self.diagnostics = dict(diagnostics or {})
+        self.report = report
 
     @property
     def success(self) -> bool:

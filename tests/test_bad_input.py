@@ -7,8 +7,9 @@ import pytest
 
 from circuitsim import cli
 
+from helpers import LIBRARY
+
 CORPUS = Path(__file__).parent / "bad_netlists"
-LIBRARY = Path(cli.__file__).parent.parent / "library"
 
 
 def _expected(case: Path):

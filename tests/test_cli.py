@@ -1,10 +1,10 @@
 """The command line as a user runs it: run/check, outputs, overrides, studies, sweeps."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from circuitsim import Result, cli
+
+from helpers import netlist_path
 
 DCMOTOR = """.title motor
 .param k=0.05 b=1e-5
@@ -106,7 +106,7 @@ def test_missing_file(tmp_path, capsys):
 def test_check_counts_each_subcircuit_instance(capsys):
     # library/dcmotor.lib: R, L, transformer, inertia, damper, friction; internal nodes
     # a and emf; own unknowns La.i (inductor flow) and Km.i (transformer flow)
-    netlist = Path(__file__).resolve().parent.parent / "netlists" / "dcmotor_lib.cir"
+    netlist = netlist_path("dcmotor_lib.cir")
     assert cli.main(["check", str(netlist)]) == 0
     out = capsys.readouterr().out
     assert "subcircuit instances: 1" in out

@@ -1,9 +1,7 @@
 """The generated element reference is current, and the docs the README links exist."""
-from pathlib import Path
-
 from circuitsim import docgen
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import REPO as ROOT
 
 
 def test_element_reference_is_current():

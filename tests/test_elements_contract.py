@@ -1,13 +1,20 @@
 """Contract tests over every registered element type (new types are covered without
 editing this file): analytic Jacobian blocks vs central finite differences, the declared
-pattern covers every non-zero, flows balance for elements not tied to ground, every
-parameter is documented with a unit, the docstring has its fixed sections."""
+pattern covers every non-zero, flows balance for elements not tied to ground (between
+frames: forces and moments about a common point), each in the element's normal form and
+in its initialisation form; every parameter is documented with an SI unit the units
+module reads; the docstring has its fixed sections; a keyword declared twice is an
+error of the registry."""
+from types import ModuleType
+
 import numpy as np
 import pytest
 
 from circuitsim.assembly.system import prepare_params
 from circuitsim.elements import element_types
-from circuitsim.elements.base import ElementInstance
+from circuitsim.elements.base import DOMAINS, FRAME_VARS, ElementInstance, ElementType, Port
+from circuitsim.elements.registry import _modules, collect
+from circuitsim.units import UnitError, parse_unit
 
 TYPES = sorted(element_types().items())
 # every model variant of every type (e.g. the three spherical-joint models)
@@ -15,6 +22,26 @@ VARIANTS = [(k, t, v) for k, t in TYPES for v in t.sample_variants()]
 VARIANT_IDS = [f"{k}-{i}" for k, t in TYPES for i, _ in enumerate(t.sample_variants())]
 N = 3           # instances per check: the kernels are vectorized
 FD_STEP = 1e-6
+
+
+def _has_initialisation_form(etype) -> bool:
+    """The type overrides initialisation_params (the base class always returns None)."""
+    return etype.initialisation_params.__func__ is not ElementType.initialisation_params.__func__
+
+
+def _form_cases(min_frames: int = 0) -> list:
+    """(keyword, type, variant, form) of every variant in its normal form and, where the
+    type has one, in its initialisation form (used while consistent initial values are
+    computed); only types with at least ``min_frames`` frame ports."""
+    return [pytest.param(k, t, v, form, id=f"{vid}-{form}")
+            for form in ("normal", "init")
+            for (k, t, v), vid in zip(VARIANTS, VARIANT_IDS)
+            if (form == "normal" or _has_initialisation_form(t))
+            and sum(port.frame for port in t.ports) >= min_frames]
+
+
+FORMS = _form_cases()
+FRAME_FORMS = _form_cases(min_frames=2)         # joints, spring3d: moments balance too
 
 
 def _group(etype, seed, variant=None):
@@ -35,6 +62,21 @@ def _instance(etype, rng, name, variant=None):
     return ElementInstance(etype, name, nodes, params, None, {}, [None] * len(nodes))
 
 
+def _case(etype, seed, variant, form):
+    """A group in ``form``: (its parameters, the normal parameters — from which the
+    assembler takes the pattern, once for both forms — x, x', n_extra). The
+    initialisation form is told a random (seeded) set of determined local variables, as
+    the assembler tells it which ones other equations determine (bind_determined)."""
+    p, x, xp, n_extra = _group(etype, seed, variant)
+    if form == "normal":
+        return p, p, x, xp, n_extra
+    p_init = etype.initialisation_params(p)
+    if p_init is None:
+        pytest.skip("the initialisation form is the normal form")
+    etype.bind_determined(p_init, np.random.default_rng(seed + 100).random(x.shape) < 0.5)
+    return p_init, p, x, xp, n_extra
+
+
 def _fd(etype, t, x, xp, p, wrt_xp: bool):
     nrows = etype.nrows()
     out = np.zeros((x.shape[0], nrows, x.shape[1]))
@@ -49,28 +91,51 @@ def _fd(etype, t, x, xp, p, wrt_xp: bool):
     return out
 
 
-@pytest.mark.parametrize("keyword,etype,variant", VARIANTS, ids=VARIANT_IDS)
+POSE = ("x", "y", "z", "q0", "q1", "q2", "q3")
+
+
+def _unchecked(etype, form, nvars):
+    """Entries of dF/dx not held to the finite differences (rows, columns): in the
+    initialisation form, the element's own equations (its state rows) with respect to
+    the frames' positions and quaternions. Those stay fixed while consistent initial
+    values are found, and the joints leave these terms out (joint.py, (5) and the
+    comment in its jacobian). The frame rows' derivatives stay checked."""
+    mask = np.zeros((etype.nrows(), nvars), dtype=bool)
+    if form == "init":
+        offsets = np.cumsum([0] + [port.nvars for port in etype.ports])
+        pose = [col + FRAME_VARS.index(v) for col, port in zip(offsets, etype.ports)
+                if port.frame for v in POSE]
+        mask[np.ix_(range(sum(port.nrows for port in etype.ports), etype.nrows()), pose)] = True
+    return mask
+
+
+@pytest.mark.parametrize("keyword,etype,variant,form", FORMS)
 @pytest.mark.parametrize("seed", [1, 2])
-def test_jacobian_matches_finite_differences(keyword, etype, variant, seed):
-    p, x, xp, n_extra = _group(etype, seed, variant)
+def test_jacobian_matches_finite_differences(keyword, etype, variant, form, seed):
+    p, _, x, xp, n_extra = _case(etype, seed, variant, form)
     t = 0.37
     F = etype.residual(t, x, xp, p)
     assert F.shape == (N, etype.nrows())
     dfdx, dfdxp = etype.jacobian(t, x, xp, p)
-    for analytic, wrt in ((dfdx, False), (dfdxp, True)):
+    skip = _unchecked(etype, form, x.shape[1])
+    for analytic, wrt in ((np.where(skip, 0.0, dfdx), False), (dfdxp, True)):
         numeric = _fd(etype, t, x, xp, p, wrt)
+        if not wrt:
+            numeric = np.where(skip, 0.0, numeric)
         scale = 1.0 + np.abs(numeric).max()
         np.testing.assert_allclose(analytic, numeric, atol=1e-6 * scale, rtol=1e-6,
-                                   err_msg=f"{keyword}: d F/d {'xp' if wrt else 'x'}")
+                                   err_msg=f"{keyword} ({form}): d F/d {'xp' if wrt else 'x'}")
 
 
-@pytest.mark.parametrize("keyword,etype,variant", VARIANTS, ids=VARIANT_IDS)
-def test_pattern_covers_nonzeros(keyword, etype, variant):
-    p, x, xp, n_extra = _group(etype, 3, variant)
-    mask = etype.local_pattern(n_extra, p)
+@pytest.mark.parametrize("keyword,etype,variant,form", FORMS)
+def test_pattern_covers_nonzeros(keyword, etype, variant, form):
+    """Against the pattern of the normal parameters: the assembler's, for both forms."""
+    p, p_normal, x, xp, n_extra = _case(etype, 3, variant, form)
+    mask = etype.local_pattern(n_extra, p_normal)
     for block in (_fd(etype, 0.2, x, xp, p, False), _fd(etype, 0.2, x, xp, p, True)):
         outside = np.abs(block[:, ~mask]).max(initial=0.0)
-        assert outside < 1e-8, f"{keyword}: non-zero derivative outside the declared pattern"
+        assert outside < 1e-8, (f"{keyword} ({form}): non-zero derivative outside the "
+                                "declared pattern")
 
 
 @pytest.mark.parametrize("keyword,etype", TYPES)
@@ -83,12 +148,13 @@ def test_differential_vars_declared(keyword, etype):
     assert not np.any(appears & ~declared), f"{keyword}: y' appears for undeclared variables"
 
 
-@pytest.mark.parametrize("keyword,etype,variant", VARIANTS, ids=VARIANT_IDS)
-def test_flows_balance(keyword, etype, variant):
-    """Elements not tied to ground: the flows into each port group sum to zero."""
+@pytest.mark.parametrize("keyword,etype,variant,form", FORMS)
+def test_flows_balance(keyword, etype, variant, form):
+    """Elements not tied to ground: the flows into each port group sum to zero, and the
+    forces on the frames they join."""
     if len(etype.ports) < 2 or etype.implicit_ports:
         pytest.skip("element tied to ground")
-    p, x, xp, _ = _group(etype, 5, variant)
+    p, _, x, xp, _ = _case(etype, 5, variant, form)
     F = etype.residual(0.3, x, xp, p)
     groups, frame_rows, row = {}, [], 0
     for port in etype.ports:
@@ -105,6 +171,117 @@ def test_flows_balance(keyword, etype, variant):
         np.testing.assert_allclose(total, 0.0, atol=1e-12)
 
 
+def _frame_wrenches(etype, x, F):
+    """Per frame port: that body's position (local variables x, y, z), the force rows
+    (vx..vz) and the torque rows (wx..wz: about that body's centre of mass), global
+    components; the rows are minus what the element applies to the body."""
+    ir, iv, iw = FRAME_VARS.index("x"), FRAME_VARS.index("vx"), FRAME_VARS.index("wx")
+    out, col, row = [], 0, 0
+    for port in etype.ports:
+        if port.frame:
+            out.append((x[:, col + ir:col + ir + 3], F[:, row + iv:row + iv + 3],
+                        F[:, row + iw:row + iw + 3]))
+        col += port.nvars
+        row += port.nrows
+    return out
+
+
+def wrench_imbalance(etype, x, F):
+    """(|Σ F_i|, |Σ p_i × F_i + M_i|, scale) over the frame ports, max over the group:
+    the resultant force and the resultant moment about the global origin of what the
+    element applies to its bodies, and the size of the largest single term (moments
+    p × F and M, forces) against which their rounding is judged."""
+    wrenches = _frame_wrenches(etype, x, F)
+    force = sum(f for _, f, _ in wrenches)
+    moment = sum(np.cross(r, f) + m for r, f, m in wrenches)
+    scale = max(max(np.abs(np.cross(r, f)).max(), np.abs(m).max(), np.abs(f).max())
+                for r, f, m in wrenches)
+    return np.abs(force).max(), np.abs(moment).max(), scale
+
+
+@pytest.mark.parametrize("keyword,etype,variant,form", FRAME_FORMS)
+@pytest.mark.parametrize("seed", [5, 6])
+def test_wrenches_on_the_frames_balance(keyword, etype, variant, form, seed):
+    """An element joining frames applies no net force and no net moment to its bodies
+    (it has no inertia, and angular momentum is conserved): Σ F_i = 0 and, about the
+    global origin, Σ (p_i × F_i + M_i) = 0, at random states of both bodies (positions,
+    non-unit quaternions, velocities) and of the element, to 1e-12 of the largest term."""
+    p, _, x, xp, _ = _case(etype, seed, variant, form)
+    force, moment, scale = wrench_imbalance(etype, x, etype.residual(0.3, x, xp, p))
+    assert scale > 1e-3, f"{keyword}: no load on the frames, nothing checked"
+    assert force <= 1e-12 * scale, f"{keyword} ({form}): net force {force:.3g}"
+    assert moment <= 1e-12 * scale, (f"{keyword} ({form}): net moment {moment:.3g} "
+                                     f"(largest term {scale:.3g})")
+
+
+def test_wrench_imbalance_sees_a_moment_about_the_wrong_point():
+    """The check itself, on made-up rows of two frames: f on body 2 and −f on body 1,
+    both at the point a (torques (a − p_i) × (±f) about each centre of mass), balance;
+    body 2's force moved to a + d leaves the moment d × f."""
+    class TwoFrames(ElementType):
+        ports = (Port("frame1", frame=True), Port("frame2", frame=True))
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1.0, 1.0, (1, TwoFrames.nvars()))
+    p1, p2, a, f, d = x[:, 6:9], x[:, 19:22], *rng.uniform(-1.0, 1.0, (3, 1, 3))
+    F = np.zeros((1, TwoFrames.nrows()))        # rows: minus what acts on the body
+    F[:, 0:3], F[:, 3:6] = f, np.cross(a - p1, f)
+    F[:, 13:16], F[:, 16:19] = -f, -np.cross(a - p2, f)
+    force, moment, scale = wrench_imbalance(TwoFrames, x, F)
+    assert force == 0.0 and moment < 1e-15 * scale
+    F[:, 16:19] = -np.cross(a + d - p2, f)
+    _, moment, _ = wrench_imbalance(TwoFrames, x, F)
+    assert moment == pytest.approx(np.abs(np.cross(d, f)).max(), rel=1e-12)
+
+
+# Known gap, reported to the lead: the ratio of a two-domain coupler has a unit that
+# depends on both domains (V·s/rad, N/A, ...), which neither a str nor a dict by one
+# domain expresses; these declare None (SI, a unit suffix is not checked). Strict: once
+# one declares a unit it fails here until taken off this list.
+CROSS_DOMAIN_RATIOS = {("transformer", "n"), ("gyrator", "k")}
+
+
+def _unit_cases() -> list:
+    """(keyword, parameter) of every parameter of every type."""
+    gap = pytest.mark.xfail(strict=True, reason="unit of a ratio between two domains")
+    return [pytest.param(k, par, id=f"{k}-{par.name}",
+                         marks=[gap] if (k, par.name) in CROSS_DOMAIN_RATIOS else [])
+            for k, t in TYPES for par in t.params]
+
+
+def _check_unit(unit: str, where: str) -> None:
+    try:
+        quantity = parse_unit(unit)
+    except UnitError as exc:
+        pytest.fail(f"{where}: unit {unit!r} is not read by circuitsim.units: {exc}")
+    assert quantity.factor == 1.0, f"{where}: unit {unit!r} is not SI"
+
+
+@pytest.mark.parametrize("keyword,par", _unit_cases())
+def test_parameter_units_are_explicit_si_units(keyword, par):
+    """A parameter's unit is a str the units module reads as an SI unit ('1':
+    dimensionless, the unit of every choice), a dict domain -> such a str, or for a
+    vector one such str per component; None only for a node name."""
+    where = f"{keyword}.{par.name}"
+    if par.kind == "node":
+        assert par.unit is None, f"{where}: a node name has no unit (None)"
+        return
+    assert par.unit is not None, f"{where}: no unit (None is only for kind 'node')"
+    if par.kind == "choice":
+        assert par.unit == "1", f"{where}: a choice is dimensionless ('1')"
+    if isinstance(par.unit, dict):
+        assert par.unit and set(par.unit) <= set(DOMAINS), f"{where}: domains {par.unit}"
+        units = list(par.unit.values())
+    elif isinstance(par.unit, (list, tuple)):
+        assert par.kind in ("vector", "timevector") and len(par.unit) == par.size, \
+            f"{where}: one unit per component of a vector of size {par.size}"
+        units = list(par.unit)
+    else:
+        units = [par.unit]
+    for unit in units:
+        assert isinstance(unit, str), f"{where}: unit {unit!r} is not a str"
+        _check_unit(unit, where)
+
+
 @pytest.mark.parametrize("keyword,etype", TYPES)
 def test_documented(keyword, etype):
     doc = etype.__doc__ or __import__(etype.__module__, fromlist=["x"]).__doc__ or ""
@@ -116,3 +293,37 @@ def test_documented(keyword, etype):
     for par in etype.params:
         assert par.description, f"{keyword}.{par.name} has no description"
         assert par.unit is None or par.unit, f"{keyword}.{par.name} has no unit"
+
+
+def _fake_module(name: str, **classes) -> ModuleType:
+    """A module object named ``name`` defining ``classes`` (as if written in it)."""
+    module = ModuleType(name)
+    for attr, cls in classes.items():
+        cls.__module__ = name
+        setattr(module, attr, cls)
+    return module
+
+
+def test_a_keyword_declared_twice_is_an_error_naming_both_classes():
+    """Two element classes with the same keyword, case aside, in two modules: the
+    registry's collection raises, naming both classes and modules (before, the second
+    silently replaced the first). Tried on fake modules, not the real registry."""
+    one = type("SpringOne", (ElementType,), {"keyword": "fakespring"})
+    two = type("SpringTwo", (ElementType,), {"keyword": "FakeSpring"})
+    first = _fake_module("fake_one", SpringOne=one)
+    second = _fake_module("fake_two", SpringTwo=two)
+    with pytest.raises(RuntimeError) as info:
+        collect([first, second])
+    message = str(info.value)
+    for part in ("SpringOne", "fake_one", "SpringTwo", "fake_two", "FakeSpring"):
+        assert part in message, message
+    # an alias of a class, and a class imported from another module, are no duplicates
+    three = type("Other", (ElementType,), {"keyword": "fakeother"})
+    third = _fake_module("fake_three", Other=three)
+    third.Alias, third.SpringOne = three, one
+    assert collect([first, third]) == {"fakeother": three, "fakespring": one}
+
+
+def test_the_registry_is_what_collect_finds_in_the_package():
+    """element_types() is collect() over the package's modules: no duplicate today."""
+    assert collect(_modules()) == element_types()

@@ -8,10 +8,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from circuitsim.errors import Loc, NetlistError
-from circuitsim.netlist import expressions as ex
-from circuitsim.netlist.expressions import (compile_, diff, evaluate, free_names,
-                                            parse_expression, substitute, to_text)
-from circuitsim.netlist.parser import parse
+from circuitsim.netlist.parser import parse, parse_expression
+from circuitsim.runtime import expressions as ex
+from circuitsim.runtime.expressions import (compile_, diff, evaluate, free_names, substitute,
+                                            to_text)
 
 ENV = {"a": 2.0, "b": 3.0, "x": 0.5, "K1.x": 0.25, "J1.Fz": -4.0, "time": 1.5}
 

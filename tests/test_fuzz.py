@@ -2,6 +2,8 @@
 never another exception, never a hang (issue 5). The examples are mutated token by
 token (deleted, repeated, replaced by a token of the language, lines swapped or cut) and
 random netlists are drawn from the element keywords; every case runs to a short t_end.
+The element keywords, their parameter names (``name=``) and choice values come from the
+element registry, so a new element type is fuzzed without editing this file.
 
 CI runs a bounded number of examples (FUZZ_EXAMPLES, default 150); set the environment
 variable higher for a longer hunt, and FUZZ_RANDOM=1 for a fresh seed:
@@ -10,33 +12,47 @@ variable higher for a longer hunt, and FUZZ_RANDOM=1 for a fresh seed:
 import os
 import re
 import time
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import circuitsim
+from circuitsim.elements import element_types
 from circuitsim.errors import CircuitsimError, NetlistError
 
+from helpers import netlist_text
+
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "150"))
-NETLISTS = Path(__file__).parent.parent / "netlists"
 # small examples: each fuzz case runs its netlist (to a short end time)
-SEEDS = [NETLISTS / name for name in ("rlc.cir", "msd.cir", "stickslip.cir", "dcmotor.cir",
-                                      "dcmotor_lib.cir", "pendulum.cir", "fourbar.cir",
-                                      "slider_crank.cir")]
-SEED_TEXT = [p.read_text() for p in SEEDS]
+SEEDS = ("rlc.cir", "msd.cir", "stickslip.cir", "dcmotor.cir", "dcmotor_lib.cir",
+         "pendulum.cir", "fourbar.cir", "slider_crank.cir")
+SEED_TEXT = [netlist_text(name) for name in SEEDS]
 T_END = 0.02              # s: long enough to start the solver, short enough for CI
 WALL_LIMIT = 60.0         # s: a case taking longer is a hang
 
 TOKEN = re.compile(r"\s+|[^\s(){}=,]+|[(){}=,]")
-VOCABULARY = ["R", "C", "L", "V", "I", "B", "mass", "inertia", "spring", "damper", "friction",
-              "stop", "transformer", "gyrator", "body", "revolute", "prismatic", "spherical",
-              "fixed", "universal", "force", "torque", "spring3d", "0", "a", "b", "B1", "J1",
-              "=", "(", ")", "{", "}", ",", "1", "-1", "0", "1e300", "1e-300", "nan", "inf",
-              "2bar", "5kg", "90deg", "1m", "time", "v(a)", "sqrt(-1)", "1/0", ".tran",
-              ".param", ".ic", ".probe", ".subckt", ".ends", ".lib", ".study", ".step",
-              ".gravity", ".options", "model=elastic", "axis=(0, 0, 0)", "at=(0, 0)",
-              "step(0, 1, 2)", "sin(0, 1, 50)", "pwl(0, 0, 1)", '"', "*", ";", "+", "\n"]
+
+
+def element_vocabulary() -> list:
+    """Every registered element's keyword (as declared, e.g. ``R``, ``revolute``), each
+    parameter as ``name=`` and each value of a choice parameter, sorted."""
+    words = set()
+    for etype in element_types().values():
+        words.add(etype.keyword)
+        for par in etype.params:
+            words.add(f"{par.name}=")
+            words.update(str(choice) for choice in par.choices)
+    return sorted(words)
+
+
+# the element words, then nodes, punctuation, awkward numbers, directives, whole values
+VOCABULARY = element_vocabulary() + [
+    "0", "a", "b", "B1", "J1",
+    "=", "(", ")", "{", "}", ",", "1", "-1", "0", "1e300", "1e-300", "nan", "inf",
+    "2bar", "5kg", "90deg", "1m", "time", "v(a)", "sqrt(-1)", "1/0", ".tran",
+    ".param", ".ic", ".probe", ".subckt", ".ends", ".lib", ".study", ".step",
+    ".gravity", ".options", "model=elastic", "axis=(0, 0, 0)", "at=(0, 0)",
+    "step(0, 1, 2)", "sin(0, 1, 50)", "pwl(0, 0, 1)", '"', "*", ";", "+", "\n"]
 
 
 def outcome(text: str):
@@ -108,3 +124,11 @@ def test_random_netlists_give_a_result_or_a_located_error(text):
 def test_the_unmutated_seeds_run():
     for text in SEED_TEXT:
         assert outcome(text) == "result"
+
+
+def test_the_vocabulary_covers_every_registered_element():
+    """Each registered keyword, parameter (``name=``) and choice value can be drawn."""
+    for etype in element_types().values():
+        assert etype.keyword in VOCABULARY
+        for par in etype.params:
+            assert f"{par.name}=" in VOCABULARY and set(map(str, par.choices)) <= set(VOCABULARY)

@@ -21,15 +21,15 @@ the three axis nodes (all centres of mass at the pivot: gravity does no work):
     I_psi psi'' + I_psi'(theta) theta' psi' + C w3' sin(theta) + C w3 cos(theta) theta' = Q_psi
     I_theta theta'' - 1/2 I_psi'(theta) psi'^2 - C w3 cos(theta) psi'                   = Q_theta
 """
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
 import circuitsim
 
-NETLIST = Path(__file__).resolve().parent.parent / "netlists" / "gyroscope.cir"
+from helpers import netlist_path, zero_crossings
+
+NETLIST = netlist_path("gyroscope.cir")
 G = 9.81
 
 # the netlist's bodies (header comment): outer ring, inner ring, rotor
@@ -151,8 +151,7 @@ def test_nutation_frequency(base):
     t = res.t
     win = (t > PAR["ton"]) & (t < 0.7)
     x, tw = res["theta"][win], t[win]
-    i = np.flatnonzero((x[:-1] < 0) & (x[1:] >= 0))
-    crossings = tw[i] - x[i] * (tw[i + 1] - tw[i]) / (x[i + 1] - x[i])
+    crossings = zero_crossings(tw, x, direction=+1)
     assert len(crossings) >= 7
     omega = 2 * np.pi / np.mean(np.diff(crossings))
     w3 = res["spin"] + res["psi"] * np.sin(res["Ji.angle"])

@@ -65,7 +65,7 @@ orifice O1 b t A=2e-5
 tank T1 t
 .tran 0.01
 """)
-    system = net.system()
+    system = net.prepare().system
     scale = dict(zip(system.names, system.atol_scale))
     assert system.units["a"] == "Pa" and system.units["O1.Q.i"] == "m^3/s"
     assert scale["a"] == 1e5 and scale["b"] == 1e5 and scale["O1.Q.i"] == 1e-4

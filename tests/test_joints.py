@@ -2,7 +2,6 @@
 fixed, pointplane, norotation): validation against closed forms, axis flanges, start-up
 assembly of closed loops, redundant loop constraints, model swapping."""
 import copy
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +14,8 @@ from circuitsim.elements import element_types
 from circuitsim.elements.base import ElementInstance
 from circuitsim.errors import ModelError, NetlistError
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import netlist_text, zero_crossings
+
 MODELS = ("position", "velocity", "elastic")
 JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed", "pointplane",
           "norotation")
@@ -87,10 +87,7 @@ def test_revolute_pendulum_period(model, tol):
     L_eq = J_pivot/(m L) = 0.54 m. Measured between the first two zero crossings of ω."""
     res = circuitsim.parse(PENDULUM.replace("MODEL", model)).simulate()
     w, t = res["B1.wy"], res.t
-    crossings = []
-    for i in np.flatnonzero(np.sign(w[1:]) != np.sign(w[:-1])):
-        if i > 0:
-            crossings.append(t[i] - w[i] * (t[i + 1] - t[i]) / (w[i + 1] - w[i]))
+    crossings = zero_crossings(t[1:], w[1:])        # not the release from rest at t = 0
     period = 2 * (crossings[1] - crossings[0])
     exact = 4 * ellipk(np.sin(np.pi / 4) ** 2) * np.sqrt(0.54 / 9.81)
     assert abs(period - exact) / exact < tol
@@ -156,7 +153,7 @@ def test_dc_motor_through_revolute_flange_matches_1d(model):
     np.testing.assert_allclose(res["J1.angle"][-1], trapezoid(w_ref, res.t), rtol=1e-5)
 
 
-FOURBAR = (ROOT / "netlists" / "fourbar.cir").read_text().replace(".probe", "* .probe")
+FOURBAR = netlist_text("fourbar.cir").replace(".probe", "* .probe")
 
 
 @pytest.fixture(scope="module")

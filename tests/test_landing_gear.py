@@ -17,15 +17,15 @@ statics written here, independently of the engine:
   less the small rod mass's inertia and the end-stop force; against the upper stop at
   rest, pa = supply and pb = 0, so the stop carries psup Aa - F_static(th).
 """
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.integrate import cumulative_trapezoid
 
 import circuitsim
 
-NETLIST = Path(__file__).resolve().parent.parent / "netlists" / "landing_gear.cir"
+from helpers import netlist_path
+
+NETLIST = netlist_path("landing_gear.cir")
 # the netlist's data, restated
 G = 9.81
 A_H, B_P, D_G, LB, LR = 1.2, 0.5, 1.9, 0.4, 0.4

@@ -43,7 +43,6 @@ Run times on the 2-core test machine: the netlist as written (position model) 2 
 default and 10x stiffer joints), the reference ~2 s; ~22 s in all.
 """
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -51,7 +50,9 @@ from scipy.integrate import solve_ivp
 
 import circuitsim
 
-NETLIST = Path(__file__).resolve().parent.parent / "netlists" / "manipulator.cir"
+from helpers import netlist_path
+
+NETLIST = netlist_path("manipulator.cir")
 
 # --- the netlist's data (its header comment and .param lines) ---------------------------
 G = 9.81

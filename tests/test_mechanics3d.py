@@ -1,21 +1,14 @@
 """3D mechanics: bodies, forces, torques and the spherical joint in its three variants,
 against closed forms computed here."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.special import ellipk
 
 import circuitsim
 
-NETLISTS = Path(__file__).resolve().parent.parent / "netlists"
+from helpers import load_netlist, netlist_text, zero_crossings
+
 G = 9.81
-
-
-def crossings(t, v):
-    """Times where v changes sign, by linear interpolation between samples."""
-    i = np.flatnonzero((v[:-1] > 0) != (v[1:] > 0))
-    return t[i] - v[i] * (t[i + 1] - t[i]) / (v[i + 1] - v[i])
 
 
 def pendulum_period():
@@ -26,9 +19,9 @@ def pendulum_period():
 
 @pytest.mark.parametrize("study,rel", [(None, 1e-6), ("fast", 1e-6), ("soft", 1e-4)])
 def test_compound_pendulum_period(study, rel):
-    net = circuitsim.load(NETLISTS / "pendulum.cir")
+    net = load_netlist("pendulum.cir")
     res = net.simulate(study=study, rtol=1e-9, atol=1e-10, t_end=3.6, tstep=1e-3)
-    tc = crossings(res.t, res["B1.wy"])
+    tc = zero_crossings(res.t, res["B1.wy"])
     tc = tc[tc > 0.1]                        # the release itself is a zero of wy
     assert len(tc) >= 2
     # wy vanishes at the far turning point (T/2) and back at the start (T)
@@ -39,8 +32,8 @@ def test_compound_pendulum_period(study, rel):
 
 def test_pendulum_joint_force_balances_at_release():
     """At release (horizontal, at rest) the pivot carries m*g*(1 - m*L^2/J_pivot)."""
-    res = circuitsim.load(NETLISTS / "pendulum.cir").simulate(rtol=1e-9, atol=1e-10,
-                                                                t_end=0.01, tstep=1e-3)
+    res = load_netlist("pendulum.cir").simulate(rtol=1e-9, atol=1e-10,
+                                                t_end=0.01, tstep=1e-3)
     m, L, Jp = 1.0, 0.5, 0.27
     assert res["J1.Fz"][0] == pytest.approx(m * G * (1 - m * L * L / Jp), rel=1e-6)
     assert res["J1.Fx"][0] == pytest.approx(0.0, abs=1e-9)
@@ -81,7 +74,7 @@ torque T1 B M=(0, step(0.5, 0, 2), 0)
 
 
 def test_velocity_variant_drifts_position_variant_does_not():
-    net = circuitsim.load(NETLISTS / "pendulum.cir")
+    net = load_netlist("pendulum.cir")
     fast = net.simulate(study="fast", rtol=1e-9, atol=1e-11, t_end=2)
     exact = net.simulate(rtol=1e-9, atol=1e-11, t_end=2)
     assert np.max(exact["J1.gap"]) < 1e-8         # the position variant keeps the point
@@ -91,7 +84,7 @@ def test_velocity_variant_drifts_position_variant_does_not():
 
 
 def test_elastic_approaches_position_as_k_grows():
-    net = circuitsim.load(NETLISTS / "pendulum.cir")
+    net = load_netlist("pendulum.cir")
     ref = net.simulate(rtol=1e-9, atol=1e-10, t_end=1.0, tstep=1e-2)
     errors = []
     for k in (1e4, 1e5, 1e6):
@@ -104,7 +97,7 @@ def test_elastic_approaches_position_as_k_grows():
 def test_joint_point_in_a_body_frame():
     """The pendulum's pivot written in the body's frame (its long local z axis points
     along global x, so the pivot is 0.5 m along local -z) gives the same motion."""
-    text = (NETLISTS / "pendulum.cir").read_text()
+    text = netlist_text("pendulum.cir")
     local = text.replace("spherical J1 0 B1 at=(0, 0, 0) model=position",
                          "spherical J1 0 B1 at=(0, 0, -0.5) atframe=frame2 model=position")
     assert local != text

@@ -5,8 +5,8 @@ import pytest
 
 from circuitsim.errors import NetlistError
 from circuitsim.netlist import ast
-from circuitsim.netlist.expressions import evaluate, to_text
 from circuitsim.netlist.parser import parse
+from circuitsim.runtime.expressions import evaluate, to_text
 
 EXAMPLE = """\
 .title Compound pendulum released from horizontal

@@ -3,8 +3,9 @@ against independent computations from the recorded variables."""
 import numpy as np
 import pytest
 
-import circuitsim
 from circuitsim import cli
+
+from helpers import load_netlist, netlist_path
 
 trapezoid = getattr(np, "trapezoid", None) or np.trapz
 
@@ -12,7 +13,7 @@ trapezoid = getattr(np, "trapezoid", None) or np.trapz
 def test_power_balance_of_the_dc_motor_matches_the_recorded_supply_power():
     """W_in = ∫ V·i dt from the recorded current (12 V step); the stored energy
     ½·L·i² + ½·J·ω² from the recorded states; dissipation = R·i² + b·ω² integrated."""
-    net = circuitsim.load("netlists/dcmotor.cir")
+    net = load_netlist("dcmotor.cir")
     # 0.1 s: the spin-up (mechanical time constant J*R/k^2 = 40 ms) without the plateau
     res = net.simulate(report=True, rtol=1e-8, atol=1e-10, tstep=1e-5, t_end=0.1)
     e = res.report.energy
@@ -31,27 +32,34 @@ def test_power_balance_of_the_dc_motor_matches_the_recorded_supply_power():
 
 
 def test_free_mass_spring_damper_dissipates_its_stored_energy():
-    res = circuitsim.load("netlists/msd.cir").simulate(report=True, rtol=1e-8, atol=1e-10)
+    res = load_netlist("msd.cir").simulate(report=True, rtol=1e-8, atol=1e-10)
     e = res.report.energy
     assert e["W_in"] == 0.0
     assert e["dE"] == pytest.approx(-0.5 * 100 * 0.1 ** 2, rel=1e-4)   # decayed in 5 s
     assert e["relative"] < 2e-6                                         # measured 2.8e-7
 
 
+def gap(joint) -> float:
+    """The largest gap of a report's joint entry (name, [(output, value, unit)])."""
+    return next(value for name, value, _ in joint[1] if name == "gap")
+
+
 def test_report_lists_joint_violations_quaternions_and_kirchhoff(capsys):
-    res = circuitsim.load("netlists/fourbar.cir").simulate(report=True, t_end=0.5)
+    res = load_netlist("fourbar.cir").simulate(report=True, t_end=0.5)
     rep = res.report
     assert [j[0] for j in rep.joints] == ["JA", "JB", "JC", "JD"]
-    assert all(gap < 1e-6 for _, gap, _ in rep.joints)       # position model: ~rtol
+    for _, items in rep.joints:                 # gap (m) and twist (rad) of each joint
+        assert [(name, unit) for name, _, unit in items] == [("gap", "m"), ("twist", "rad")]
+    assert all(gap(j) < 1e-6 for j in rep.joints)            # position model: ~rtol
     assert {b[0] for b in rep.bodies} == {"crank", "coupler", "rocker"}
     assert max(b[1] for b in rep.bodies) < 1e-5
     nodes = {node for node, _, _ in rep.kirchhoff}
     assert "crank.vx" in nodes and rep.kirchhoff[0][1] < 1e-2   # N, forces ~ 10 N
     # the velocity model drifts further than the position model
-    fast = circuitsim.load("netlists/fourbar.cir").simulate(study="fast", report=True,
-                                                          t_end=0.5).report
-    assert max(g for _, g, _ in fast.joints) > max(g for _, g, _ in rep.joints)
-    assert cli.main(["run", "netlists/fourbar.cir", "--report", "--quiet"]) == 0
+    fast = load_netlist("fourbar.cir").simulate(study="fast", report=True,
+                                                t_end=0.5).report
+    assert max(map(gap, fast.joints)) > max(map(gap, rep.joints))
+    assert cli.main(["run", str(netlist_path("fourbar.cir")), "--report", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "run report" in out and "power balance over the run" in out
 

@@ -5,7 +5,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,19 +14,21 @@ from circuitsim import cli
 from circuitsim.errors import ConvergenceError, InconsistentInitialConditions
 from circuitsim.results import Result
 
-ROOT = Path(__file__).parent.parent
+from helpers import REPO, netlist_path
+
+FOURBAR, RLC = str(netlist_path("fourbar.cir")), str(netlist_path("rlc.cir"))
 
 
 def test_streamed_csv_equals_the_csv_written_at_the_end(tmp_path):
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    assert cli.main(["run", "netlists/fourbar.cir", "--quiet", "--out", str(a)]) == 0
-    assert cli.main(["run", "netlists/fourbar.cir", "--quiet", "--stream",
+    assert cli.main(["run", FOURBAR, "--quiet", "--out", str(a)]) == 0
+    assert cli.main(["run", FOURBAR, "--quiet", "--stream",
                      "--out", str(b)]) == 0
     assert a.read_text() == b.read_text()
 
 
 def test_stream_needs_csv(tmp_path, capsys):
-    code = cli.main(["run", "netlists/rlc.cir", "--stream", "--out", str(tmp_path / "r.npz")])
+    code = cli.main(["run", RLC, "--stream", "--out", str(tmp_path / "r.npz")])
     assert code == 2
     assert "--stream writes CSV" in capsys.readouterr().err
 
@@ -53,7 +54,7 @@ def test_ctrl_c_leaves_a_readable_results_file(tmp_path):
     netlist.write_text("V V1 in 0 V=sin(0, 1, 1k)\nR R1 in a R=10\nC C1 a 0 C=10u\n.tran 1000\n")
     out = tmp_path / "long.csv"
     proc = subprocess.Popen([sys.executable, "-m", "circuitsim.cli", "run", str(netlist),
-                             "--stream", "--out", str(out)], cwd=ROOT, text=True,
+                             "--stream", "--out", str(out)], cwd=REPO, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=_no_sigint_ignore)
     deadline = time.monotonic() + 120

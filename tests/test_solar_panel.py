@@ -21,15 +21,15 @@ against end stops, checked against an independent model written here.
   dampers and friction switched off the energy T + sum k x^2 / 2 is conserved until the
   first stop contact (t = 0.67 s), in every joint model.
 """
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.integrate import cumulative_trapezoid, solve_ivp
 
 import circuitsim
 
-NETLIST = Path(__file__).resolve().parent.parent / "netlists" / "solar_panel.cir"
+from helpers import netlist_path
+
+NETLIST = netlist_path("solar_panel.cir")
 # the netlist's parameters, restated for the independent model
 M, L, A_CG, JY = 2.0, 1.0, 0.5, 0.167
 K, OVER, B, FC, VEPS, KSTOP, CSTOP = 2.0, np.radians(20.0), 5.0, 0.02, 1e-3, 500.0, 50.0

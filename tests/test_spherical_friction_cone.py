@@ -200,7 +200,7 @@ def test_plain_joint_has_no_extra_terms():
     on = circuitsim.parse(cone_netlist("position", "mu=0.1 cone=30deg"))
     nnz = {}
     for name, net in (("base", base), ("spelled", spelled), ("on", on)):
-        system = net.system()
+        system = net.prepare().system
         group = next(g for g in system.groups if g.etype is Spherical)
         nnz[name] = system.nnz
         mask = group.mask

@@ -11,13 +11,9 @@ import circuitsim
 from circuitsim.elements import quaternion as quat
 from circuitsim.elements.spring3d import EPS, NV, Spring3D
 
+from helpers import zero_crossings
+
 G = 9.81
-
-
-def crossings(t, v):
-    """Times where v changes sign, by linear interpolation between samples."""
-    i = np.flatnonzero((v[:-1] > 0) != (v[1:] > 0))
-    return t[i] - v[i] * (t[i + 1] - t[i]) / (v[i + 1] - v[i])
 
 
 def stack(res, body, names):
@@ -52,7 +48,7 @@ spring3d S1 0 B k={k} L0=1 at1=(0, 0, 1)
     np.testing.assert_allclose(res["S1.L"], 1 - z_exact, rtol=0, atol=1e-6 * s)
     # frequency from the zeros of vz (at n·π/ω); the equilibrium as the centre of the
     # oscillation, z ≈ z_eq + a·cos(ω_sim t) + b·sin(ω_sim t) fitted by least squares
-    tc = crossings(t, res["B.vz"])
+    tc = zero_crossings(t, res["B.vz"])
     tc = tc[tc > 0.1]                        # the release itself is a zero of vz
     n = np.round(tc * w / np.pi)
     w_sim = np.pi * np.sum(n * n) / np.sum(n * tc)

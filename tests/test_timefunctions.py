@@ -8,10 +8,12 @@ from hypothesis import strategies as st
 
 from circuitsim import units
 from circuitsim.errors import NetlistError
-from circuitsim.netlist import ast, expressions
+from circuitsim.netlist import ast
 from circuitsim.netlist.parser import parse
-from circuitsim.netlist.timefunctions import (Constant, Pulse, Pwl, Ramp, Sine, Step,
-                                              TimeFunctionArray, make_time_function)
+from circuitsim.netlist.timefunctions import make_time_function
+from circuitsim.runtime import expressions
+from circuitsim.runtime.timefunctions import (Constant, Pulse, Pwl, Ramp, Sine, Step,
+                                              TimeFunctionArray)
 
 SCOPE = {"Vmax": 12.0, "f0": 50.0}
 

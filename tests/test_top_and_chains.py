@@ -3,14 +3,14 @@ gyroscopic precession against its closed form, energy conservation and joint gap
 the cost per step against the number of links."""
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import circuitsim
 
-NETLISTS = Path(__file__).resolve().parent.parent / "netlists"
+from helpers import NETLISTS
+
 sys.path.insert(0, str(NETLISTS))
 from chain import chain_netlist  # noqa: E402
 
@@ -132,15 +132,15 @@ def test_chain_generator_command_line():
     assert out == chain_netlist(3, "velocity")
     assert out.count("\nbody ") == 3 and out.count("model=velocity") == 3
     net = circuitsim.parse(out)
-    assert net.check()["unknowns"] == 3 * 13 + 3 * 6
+    assert net.check().unknowns == 3 * 13 + 3 * 6
 
 
 def _seconds_per_step(n: int) -> float:
-    system = circuitsim.parse(chain_netlist(n, "position")).system()
+    case = circuitsim.parse(chain_netlist(n, "position")).prepare()
     best = np.inf
     for _ in range(2):                                    # the better of two: less noise
         t0 = time.perf_counter()
-        res = circuitsim.api.run(system, t_end=0.3)
+        res = case.run(t_end=0.3)
         best = min(best, (time.perf_counter() - t0) / res.stats["nsteps"])
     return best
 

@@ -40,8 +40,6 @@ over 60 s need ε of order 1e-9 or less: rtol = 1e-11 (observed ε = 5.4e-10, fl
 ≤ 3.3e-5 s).
 """
 import time
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -51,7 +49,9 @@ from scipy.special import ellipj, ellipkm1
 import circuitsim
 from circuitsim.elements import quaternion as quat
 
-NETLIST = Path(__file__).resolve().parent.parent / "netlists" / "torque_free.cir"
+from helpers import netlist_path
+
+NETLIST = netlist_path("torque_free.cir")
 I = np.array([1.0, 2.0, 3.0])
 W0 = np.array([0.01, 1.0, 0.0])          # body frame = global frame at t = 0
 T_END = 60.0

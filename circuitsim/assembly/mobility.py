@@ -14,9 +14,7 @@ A closed loop of rigid joints usually constrains some motion twice (a planar fou
 revolute joints: 3 rows too many, M_Grübler = −2 but M = 1). Redundant rows are found per
 loop (a biconnected block of the body–joint graph, where they can only occur) by a
 pivoted QR of the loop's rows, and each is explained by the joints whose rows it repeats
-(least-squares combination). Rows that cannot be switched off (the spherical joint's)
-are weighted up so that the QR keeps them; if one is still redundant, the rigid system is
-singular and the mechanism is reported as an input error. Elastic joints constrain
+(least-squares combination); the start-up switches them off. Elastic joints constrain
 nothing here: they are springs.
 """
 from __future__ import annotations
@@ -28,26 +26,22 @@ import numpy as np
 import scipy.linalg
 
 from ..elements.base import FRAME_VARS
-from ..errors import ModelError
 
 RANK_TOL = 1e-9          # relative pivot size below which a loop row is redundant
-KEEP_WEIGHT = 1e3        # weight of rows that cannot be switched off (QR keeps them first)
 IMPLIED_TOL = 1e-6       # relative coefficient for a row to count as "repeated"
-RIGID = ("velocity", "position")
 NF = len(FRAME_VARS)
 VEL = list(range(0, 6)) + list(range(NF, NF + 6))       # V, ω of the two frames
 
 
 @dataclass
 class Row:
-    """One constraint row of a rigid joint: ``name`` is J.f1 / J.t2 / J.Fx."""
-    group: object
-    row: int            # instance index in the group
-    k: int              # row index in the joint
-    name: str
-    joint: str
-    what: str           # "translation along z", "rotation about (0.6, 0.8, 0)"
-    switchable: bool
+    """One constraint row of a rigid joint: ``name`` is J.f1 / J.t2."""
+    group: object = field(repr=False)
+    row: int = 0        # instance index in the group
+    k: int = 0          # row index in the joint
+    name: str = ""
+    joint: str = ""
+    what: str = ""      # "translation along z", "rotation about (0.6, 0.8, 0)"
 
 
 @dataclass
@@ -78,6 +72,11 @@ class Mobility:
     @property
     def dof(self) -> int:
         return 6 * self.bodies - self.rank
+
+    def __repr__(self) -> str:
+        return (f"<Mobility {self.bodies} bodies, {len(self.rigid_joints)} rigid joints, "
+                f"{self.rows} rows, rank {self.rank}: {self.dof} degrees of freedom, "
+                f"{len(self.redundant)} redundant rows>")
 
     def summary(self) -> list:
         """Lines for ``circuitsim check``."""
@@ -126,13 +125,13 @@ def _describe(R_row: np.ndarray) -> str:
 
 
 def constraint_groups(system) -> list:
-    """Element groups that are joints (have velocity constraint rows)."""
-    return [g for g in system.groups if hasattr(g.etype, "constraint_rows")]
+    """Element groups that are joints."""
+    return [g for g in system.groups if g.etype.is_joint]
 
 
 def analyse(system, y: np.ndarray) -> Mobility:
     """Mobility at the configuration ``y`` (extended vector: n unknowns + the two
-    constant slots). Raises ModelError if rows that cannot be switched off repeat."""
+    constant slots)."""
     mob = Mobility()
     n = system.n
     mob.bodies = sum(len(g.instances) for g in system.groups if g.etype.implicit_ports)
@@ -140,16 +139,16 @@ def analyse(system, y: np.ndarray) -> Mobility:
     graph = nx.Graph()
     for g in constraint_groups(system):
         names = [inst.name for inst in g.instances]
-        if g.p.model not in RIGID:
+        if not g.etype.is_rigid(g.p):
             mob.elastic_joints += names
             continue
         mob.rigid_joints += names
-        R = g.etype.constraint_rows(y[g.var_idx], g.p)            # (N, m, nvars)
-        switchable = hasattr(g.p, "active")
+        row_names = g.etype.constraint_names()
+        R = g.etype.velocity_rows(y[g.var_idx], g.p)[:, :len(row_names)]   # (N, m, nvars)
         for i, inst in enumerate(g.instances):
-            for k in range(R.shape[1]):
-                rows.append(Row(g, i, k, f"{inst.name}.{g.etype.states[k].name}",
-                                inst.name, _describe(R[i, k]), switchable))
+            for k, row_name in enumerate(row_names):
+                rows.append(Row(g, i, k, f"{inst.name}.{row_name}", inst.name,
+                                _describe(R[i, k])))
                 blocks.append((g.var_idx[i, VEL], R[i, k, VEL]))
             for node in inst.nodes[:2]:
                 graph.add_edge(("joint", inst.name), ("frame", node))
@@ -169,15 +168,6 @@ def analyse(system, y: np.ndarray) -> Mobility:
             redundant += found
     mob.redundant = redundant
     mob.rank = mob.rows - len(redundant)
-    stuck = [r for r in redundant if not r.row.switchable]
-    if stuck:
-        r = stuck[0]
-        inst = r.row.group.instances[r.row.row]
-        raise ModelError(
-            f"joint {r.row.joint} repeats a constraint of {', '.join(r.implied_by) or 'itself'}"
-            f" ({r.row.what}) and its rows cannot be switched off: the rigid equations are "
-            f"singular. Make {r.row.joint} elastic ({r.row.joint}.model=elastic) or remove "
-            "the duplicate joint", inst.loc)
     return mob
 
 
@@ -191,8 +181,7 @@ def _loop_redundancy(rows, blocks, idx, n) -> list:
         for c, v in zip(*blocks[j]):
             if c in where:
                 M[r, where[int(c)]] += v
-    weight = np.array([1.0 if rows[j].switchable else KEEP_WEIGHT for j in idx])
-    _, diag, perm = scipy.linalg.qr((M * weight[:, None]).T, mode="economic", pivoting=True)
+    _, diag, perm = scipy.linalg.qr(M.T, mode="economic", pivoting=True)
     d = np.abs(np.diag(diag)) if diag.ndim == 2 else np.abs(diag)
     rank = int(np.sum(d > RANK_TOL * max(d.max(initial=0.0), 1e-300)))
     independent = perm[:rank]
@@ -211,8 +200,12 @@ def _loop_redundancy(rows, blocks, idx, n) -> list:
 
 def switch_off(mob: Mobility) -> list:
     """Set the redundant rows inactive (λ = μ = 0); returns their names."""
-    names = []
+    by_group: dict = {}
     for red in mob.redundant:
-        red.row.group.p.active[red.row.row, red.row.k] = 0.0
-        names.append(red.row.name)
-    return names
+        group = red.row.group
+        active = by_group.setdefault(id(group), (group, np.ones(
+            (len(group.instances), len(group.etype.constraint_names())))))[1]
+        active[red.row.row, red.row.k] = 0.0
+    for group, active in by_group.values():
+        group.etype.set_active(group.p, active)
+    return [red.row.name for red in mob.redundant]

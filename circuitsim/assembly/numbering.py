@@ -7,7 +7,7 @@ equation for a state.
 """
 from __future__ import annotations
 
-from ..netlist.topology import GROUND
+from ..runtime.names import GROUND
 
 
 class Numbering:

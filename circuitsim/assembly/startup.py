@@ -33,6 +33,8 @@ from ..errors import ModelError
 from .mobility import Mobility, analyse, switch_off
 
 POS_TOL = 1e-10        # m (and rad-like units of the rotation rows): assembled
+POS_FLOOR = 1e-15      # m: the rounding level of coordinates of order 1 m
+STALL = 0.5            # below POS_TOL, stop when an iteration no longer halves |g|
 VEL_TOL = 1e-10        # m/s, rad/s
 MAX_ITERS = 30
 REPORT = 5             # moved values / joints named in a note
@@ -54,11 +56,11 @@ class StartUp:
 def kinematic_start(system, y0: np.ndarray) -> StartUp:
     """Consistent positions and velocities at t = 0, the mobility analysis and the
     redundant-row flags of the joint groups (set in place)."""
-    joints = [g for g in system.groups if hasattr(g.etype, "position_constraints")]
+    joints = [g for g in system.groups if g.etype.is_joint]
     if not joints:
         return StartUp(y0, [], _mobility(system, np.concatenate([y0, (0.0, 1.0)])))
     for g in joints:
-        g.p.active[:] = 1.0
+        g.etype.set_active(g.p, 1.0)
     n = system.n
     hard = np.zeros(n + 2, dtype=bool)
     hard[n:] = True                                   # the constant slots
@@ -79,8 +81,8 @@ def kinematic_start(system, y0: np.ndarray) -> StartUp:
             hard[index] = True
     for g in joints:
         for row, inst in enumerate(g.instances):
-            for k, f in enumerate(g.etype.flanges):
-                key = f"{inst.name}.{f.coord}"
+            for k, coord in enumerate(g.etype.coordinate_names()):
+                key = f"{inst.name}.{coord}"
                 if key in system.circuit.ics:
                     targets.append((g, row, k, system.circuit.ics[key][0]))
     notes = []
@@ -142,10 +144,17 @@ def _position_rows(joints, y, targets):
 
 
 def _assemble_positions(system, joints, y, hard, targets):
+    """Gauss–Newton onto g = 0. It goes on below POS_TOL while the violation still falls
+    (quadratic convergence: usually one more iteration): the position model then starts
+    at the rounding level, and the first step does not move the positions by a violation
+    that tight absolute tolerances (atol 1e-12) would read as error."""
+    previous = np.inf
     for _ in range(MAX_ITERS):
         g, G = _position_rows(joints, y, targets)
-        if np.abs(g).max(initial=0.0) <= POS_TOL:
+        size = np.abs(g).max(initial=0.0)
+        if size <= POS_FLOOR or (size <= POS_TOL and size > STALL * previous):
             return
+        previous = size
         free = np.flatnonzero(np.asarray(abs(G).sum(axis=0)).ravel() > 0)
         free = free[~hard[free]]
         if not len(free):
@@ -180,7 +189,7 @@ def _assemble_velocities(system, joints, y, hard):
     keep = np.zeros(len(y), dtype=bool)
     for g in joints:
         keep[g.var_idx[:, VEL].ravel()] = True
-        keep[g.var_idx[:, g.etype._F0:g.etype._F0 + g.etype._nf].ravel()] = True
+        keep[g.var_idx[:, g.etype.flange_vars()].ravel()] = True
     keep &= ~hard
     keep[system.n:] = False
     free = np.flatnonzero(keep)
@@ -203,11 +212,12 @@ def _velocity_weights(system, joints, size):
     nodes (they follow the bodies)."""
     w = np.full(size, 1e-6)
     for g in system.groups:
-        if g.etype.implicit_ports:
-            for row, inst in enumerate(g.instances):
+        for row, inst in enumerate(g.instances):
+            props = g.etype.mass_properties(inst)
+            if props is not None:
                 idx = g.var_idx[row]
-                w[idx[0:3]] = float(inst.params.get("m", 1.0))
-                w[idx[3:6]] = float(np.mean(inst.params.get("J", 1.0)))
+                w[idx[0:3]] = props[0]
+                w[idx[3:6]] = float(np.mean(props[1]))
     return w
 
 
@@ -215,10 +225,10 @@ def _velocity_weights(system, joints, size):
 
 def _start_coordinates(joints, y, hard):
     for g in joints:
-        if not g.etype.flanges:
+        if not g.etype.coordinate_names():
             continue
         coords, _ = g.etype.coordinates(y[g.var_idx], g.p)
-        idx = g.var_idx[:, g.etype._C0:g.etype._C0 + g.etype._nf]
+        idx = g.var_idx[:, g.etype.coordinate_vars()]
         free = ~hard[idx]
         y[idx[free]] = coords[free]
 
@@ -242,7 +252,8 @@ def _joint_rows(joints, flanges=False):
     out = []
     for g in joints:
         for inst in g.instances:
-            out += [inst] * (g.etype._m + (g.etype._nf if flanges else 0))
+            out += [inst] * (len(g.etype.constraint_names())
+                             + (len(g.etype.coordinate_names()) if flanges else 0))
     return out
 
 

@@ -16,8 +16,9 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ..elements.base import FRAME_VARS, NOMINAL, POTENTIAL_UNIT
 from ..errors import ModelError, NetlistError, did_you_mean
-from ..netlist.topology import GROUND
-from ..netlist.timefunctions import TimeFunctionArray, TimeVectorArray
+from ..runtime.names import GROUND
+from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
+from ..solver.problem import DAEProblem
 from .numbering import Numbering
 
 EVALUATION_ERRORS = (ArithmeticError, ValueError)   # an element saying "y is outside my domain"
@@ -50,7 +51,7 @@ def prepare_params(etype, instances: list):
 TIME_KINDS = ("time", "timevector")
 
 
-class _InitialisationView:
+class _InitialisationView(DAEProblem):
     """The system with every element in its initialisation form (joints at acceleration
     level): what the solver uses to find consistent initial values."""
 
@@ -72,7 +73,7 @@ class _InitialisationView:
         return self.system.jacobian(t, y, yp, cj, init=True)
 
 
-class System:
+class System(DAEProblem):
     """Implements the solver's DAEProblem contract for an elaborated circuit."""
 
     def __init__(self, circuit):
@@ -101,7 +102,7 @@ class System:
         self.nres = 0
         self.for_initialisation = _InitialisationView(self) if any(
             g.p_init is not g.p for g in self.groups) else None
-        self._projected = [g for g in self.groups if hasattr(g.etype, "project")]
+        self._projected = [g for g in self.groups if g.etype.project is not None]
         self.project = self._project if self._projected else None   # solver hook
 
     # --- set-up ------------------------------------------------------------------------
@@ -361,14 +362,13 @@ class System:
         return y0[:self.n]
 
     # --- derived outputs ----------------------------------------------------------------
-    def energy_names(self) -> list:
-        """Outputs that are stored energies (their sum: the circuit's energy)."""
-        return [f"{inst.name}.{o.name}" for g in self.groups
-                for inst in g.instances for o in g.etype.outputs if o.energy]
-
-    def output_names(self) -> list:
-        return [f"{inst.name}.{o.name}" for g in self.groups if g.etype.outputs
-                for inst in g.instances for o in g.etype.outputs]
+    def output_names(self, kind: str | None = None, unit: str | None = None) -> list:
+        """Every element output in compute_outputs() order, or those of one kind
+        (base.OUTPUT_KINDS: 'energy' — their sum is the circuit's stored energy —,
+        'violation', 'force', ...), optionally of one unit."""
+        return [f"{inst.name}.{o.name}" for g in self.groups for inst in g.instances
+                for o in g.etype.outputs
+                if (kind is None or o.kind == kind) and (unit is None or o.unit == unit)]
 
     def compute_outputs(self, t: np.ndarray, Y: np.ndarray, YP: np.ndarray) -> np.ndarray:
         """Element outputs at the output times: (T, n_outputs) in output_names() order."""

@@ -46,7 +46,7 @@ def domain_param() -> "Param":
     domain of their nodes where no other element does (default: electrical), so that
     their units and the solver's nominal magnitudes are those of that domain
     (``C Cv p 0 C={V/beta} domain=hydraulic``)."""
-    return Param("domain", default=None, kind="choice", choices=DOMAINS,
+    return Param("domain", "1", default=None, kind="choice", choices=DOMAINS,
                  description="domain of the nodes (default: that of the other elements on "
                              "them, else electrical)")
 
@@ -100,7 +100,7 @@ class Param:
     ``positive``/``nonnegative``: bounds checked at elaboration.
     """
     name: str
-    unit: str | dict = "1"
+    unit: str | dict | None       # explicit, always: '1' dimensionless, None for kind 'node'
     default: object = REQUIRED
     description: str = ""
     kind: str = "real"
@@ -135,15 +135,31 @@ class State:
     index: int = 1
 
 
+OUTPUT_KINDS = {
+    "": "any other derived quantity",
+    "energy": "a stored energy (kinetic, potential): their sum over the circuit is the "
+              "energy whose conservation the run report and the study comparison check",
+    "violation": "how far a constraint is from holding at position level (a joint's gap "
+                 "in m, twist in rad): the run report's and the study comparison's drift",
+    "force": "a reaction force component (N): compared between studies",
+    "moment": "a reaction moment component (N·m)",
+    "coordinate": "a joint coordinate or other geometric measure",
+}
+
+
 @dataclass(frozen=True)
 class Output:
     """A derived quantity recorded as ``<element>.<name>`` (computed after the run).
-    ``energy``: a stored energy (kinetic, potential); their sum over the circuit is the
-    energy whose conservation the study comparison reports."""
+    ``kind`` (one of OUTPUT_KINDS) tells the report and the study comparison what it
+    is, so that nothing outside the element recognises an output by its name."""
     name: str
     unit: str | dict = "1"
     description: str = ""
-    energy: bool = False
+    kind: str = ""
+
+    def __post_init__(self):
+        if self.kind not in OUTPUT_KINDS:
+            raise ValueError(f"output {self.name}: unknown kind {self.kind!r}")
 
 
 @dataclass
@@ -316,6 +332,80 @@ class ElementType:
     def compute_outputs(cls, t: np.ndarray, x: np.ndarray, xp: np.ndarray, p) -> np.ndarray:
         """Derived outputs at output times: x has shape (T, N, nvars); returns (T, N, nout)."""
         return np.zeros(x.shape[:2] + (0,))
+
+    # --- body protocol ------------------------------------------------------------------
+    # A body is an element with ``implicit_ports``: it owns the 13 unknowns of a frame, in
+    # FRAME_VARS order (its local variables), and other elements attach to it as a frame.
+    # ``project(states) -> states`` (or None: nothing to project): called by the solver
+    # after each accepted step with the element's own states (N, len(states)), returns
+    # them corrected (a body rescales its quaternion to unit length).
+    project: ClassVar = None
+
+    @classmethod
+    def mass_properties(cls, inst: ElementInstance) -> tuple | None:
+        """A body's mass (kg) and central principal moments (3,) (kg·m²): the metric of
+        the start-up's velocity correction and the joints' default damping. None for an
+        element that is not a body."""
+        return None
+
+    # --- joint protocol ------------------------------------------------------------------
+    # A joint constrains the relative motion of its two frame ports (local variables
+    # 0..25) by m constraint rows, each with its reaction state, and may offer axis
+    # flanges: scalar nodes whose potential is a relative velocity, each with a joint
+    # coordinate state (its integral). The start-up, the mobility analysis and the report
+    # use only these hooks. Defaults: not a joint.
+    is_joint: ClassVar[bool] = False
+
+    @classmethod
+    def constraint_names(cls) -> tuple:
+        """Names of the reaction states of the constraint rows, in row order (J.f1 ...)."""
+        return ()
+
+    @classmethod
+    def coordinate_names(cls) -> tuple:
+        """Names of the joint-coordinate states, one per flange (J.angle, J.s): an ``.ic``
+        on one is a position target of the start-up."""
+        return ()
+
+    @classmethod
+    def flange_vars(cls) -> slice:
+        """Local indices of the flange nodes (they follow the joint at the start-up)."""
+        return slice(0, 0)
+
+    @classmethod
+    def coordinate_vars(cls) -> slice:
+        """Local indices of the joint-coordinate states."""
+        return slice(0, 0)
+
+    @classmethod
+    def is_rigid(cls, p) -> bool:
+        """True when the group's rows hold exactly (they count in the mobility); False
+        when they are compliant (an elastic joint is a spring)."""
+        return False
+
+    @classmethod
+    def position_constraints(cls, x: np.ndarray, p) -> tuple:
+        """g (N, m) and ∂g/∂x (N, m, nvars): the rows at position level, whatever the
+        model (the start-up moves the bodies onto g = 0)."""
+        raise NotImplementedError
+
+    @classmethod
+    def velocity_rows(cls, x: np.ndarray, p) -> np.ndarray:
+        """R (N, m + nflanges, nvars) of the velocity-level relations R·x = 0: the m
+        constraint rows W, then each flange's w − W_f·u."""
+        raise NotImplementedError
+
+    @classmethod
+    def coordinates(cls, x: np.ndarray, p) -> tuple:
+        """The joint coordinates measured from the geometry (N, nflanges) and their
+        gradients (N, nflanges, nvars)."""
+        raise NotImplementedError
+
+    @classmethod
+    def set_active(cls, p, active: np.ndarray) -> None:
+        """Switch constraint rows on (1) or off (0), active (N, m): a redundant row of a
+        closed loop is switched off (its reaction is 0). In place, for the group."""
+        raise NotImplementedError
 
 
 def branch_rows(f: np.ndarray) -> np.ndarray:

@@ -24,7 +24,8 @@ Example
 import numpy as np
 
 from ..errors import ModelError
-from ..netlist import ast, expressions
+from ..runtime import expressions
+from ..runtime.expressions import Name, Num, add, func, mul, power, sub
 from .base import ElementType, Param, Port, State, domain_param
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
@@ -46,7 +47,7 @@ class Behavioural(ElementType):
     @staticmethod
     def _mode_tree(inst):
         given = [m for m in (FLOW, POTENTIAL) if inst.params.get(m) is not None]
-        return given[0], inst.params[given[0]].tree
+        return given[0], inst.params[given[0]]
 
     @classmethod
     def check(cls, inst):
@@ -120,5 +121,7 @@ class Behavioural(ElementType):
 
     @classmethod
     def sample_params(cls, rng):
-        tree = expressions.parse_expression("2*x1*sin(time) + x2^2 - 0.5*x1*x2")
-        return {"I": ast.Expr(None, "{...}", tree), "V": None}
+        x1, x2 = Name("x1"), Name("x2")      # 2*x1*sin(time) + x2^2 - 0.5*x1*x2
+        tree = sub(add(mul(mul(Num(2.0), x1), func("sin", Name("time"))), power(x2, Num(2.0))),
+                   mul(mul(Num(0.5), x1), x2))
+        return {"I": tree, "V": None}

@@ -104,11 +104,11 @@ class Body(ElementType):
     states = (tuple(State(n, "m", True, f"centre of mass {n}") for n in "xyz")
               + tuple(State(f"q{i}", "1", True, f"orientation quaternion q{i}")
                       for i in range(4)))
-    outputs = (Output("T", "J", "kinetic energy ½m|V|² + ½ωᵀJω", energy=True),
+    outputs = (Output("T", "J", "kinetic energy ½m|V|² + ½ωᵀJω", kind="energy"),
                *(Output(f"H{a}", "N*m*s", f"angular momentum about the centre of mass, {a}")
                  for a in "xyz"),
                Output("U", "J", "potential energy in gravity, −m·g·r (zero at the origin)",
-                      energy=True))
+                      kind="energy"))
     differential_vars = tuple(range(13))
     pattern = _pattern()
 
@@ -162,6 +162,10 @@ class Body(ElementType):
     def variable_names(cls) -> tuple:
         """The 13 local variables in order: vx vy vz wx wy wz x y z q0 q1 q2 q3."""
         return tuple(p.name for p in cls.ports) + tuple(s.name for s in cls.states)
+
+    @classmethod
+    def mass_properties(cls, inst):
+        return float(inst.params["m"]), np.asarray(inst.params["J"], dtype=float)
 
     @classmethod
     def project(cls, xs: np.ndarray) -> np.ndarray:

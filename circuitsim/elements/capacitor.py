@@ -33,7 +33,7 @@ class Capacitor(ElementType):
               Param("ic", _P_UNITS, default=None, description="initial p_a − p_b"),
               domain_param())
     outputs = (Output("i", _FLOW, "flow from a to b"),
-               Output("E", "J", "stored energy ½·C·(p_a − p_b)²", energy=True))
+               Output("E", "J", "stored energy ½·C·(p_a − p_b)²", kind="energy"))
     differential_vars = (0, 1)
     positional_param = "C"
     pattern = np.ones((2, 2), dtype=bool)

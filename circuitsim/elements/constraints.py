@@ -101,12 +101,17 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("...ij,...jk->...ik", a, b)
 
 
-def point_on_plane(fr: Frames, n_l, x1_l, x2_l, level: int = 2):
+def point_on_plane(fr: Frames, n_l, x1_l, x2_l, level: int = 2, fixed: bool = False):
     """Point-on-plane constraints with normals n_l (N, m, 3) fixed in frame 1, joint
     point at x1_l in frame 1 and x2_l in frame 2 (N, 3). Returns g, dg, W, dW, H;
-    ``level`` 0: g and W only (the others None), 1: also dg, 2: also dW, 3: also H."""
+    ``level`` 0: g and W only (the others None), 1: also dg, 2: also dW, 3: also H.
+
+    ``fixed``: the normals are constant global directions instead (n = n_l, ∂n/∂q1 = 0).
+    Three independent ones make the points coincide whatever frame they are fixed in:
+    the spherical joint uses the global axes, so that its λ are the global components
+    of the joint force."""
     N, m = n_l.shape[:2]
-    ng = fr.rotate(0, n_l)                           # (N, m, 3)
+    ng = n_l if fixed else fr.rotate(0, n_l)         # (N, m, 3)
     r1, r2 = fr.rotate(0, x1_l), fr.rotate(1, x2_l)  # (N, 3)
     s1 = fr.p[1] + r2 - fr.p[0]                      # P2 − p1
     d = s1 - r1                                      # P2 − P1
@@ -119,7 +124,7 @@ def point_on_plane(fr: Frames, n_l, x1_l, x2_l, level: int = 2):
     if level < 1:
         return g, None, W, None, None
 
-    D1n = fr.D(0, n_l)                               # (N, m, 3, 4)
+    D1n = np.zeros((N, m, 3, 4)) if fixed else fr.D(0, n_l)    # ∂n/∂q1 (N, m, 3, 4)
     D1x = fr.D(0, x1_l)                              # (N, 3, 4)
     D2x = fr.D(1, x2_l)
     dg = np.zeros((N, m, NV2))
@@ -151,8 +156,9 @@ def point_on_plane(fr: Frames, n_l, x1_l, x2_l, level: int = 2):
     H[:, :, Q1, P1] = -D1nT
     H[:, :, Q1, P2] = D1nT
     cross_terms = _matmul(D1nT, D1x[:, None])     # D1nᵀ·D1x (N, m, 4, 4)
-    H[:, :, Q1, Q1] = (fr.D2(0, n_l, d) - cross_terms - _mT(cross_terms)
-                       - fr.D2(0, x1_l, ng))
+    H[:, :, Q1, Q1] = -cross_terms - _mT(cross_terms) - fr.D2(0, x1_l, ng)
+    if not fixed:
+        H[:, :, Q1, Q1] += fr.D2(0, n_l, d)
     H[:, :, Q1, Q2] = _matmul(D1nT, D2x[:, None])
     H[:, :, Q2, Q1] = _mT(H[:, :, Q1, Q2])
     H[:, :, Q2, Q2] = fr.D2(1, x2_l, ng)

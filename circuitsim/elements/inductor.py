@@ -33,7 +33,7 @@ class Inductor(ElementType):
               Param("ic", _FLOW, default=0.0, description="initial flow i"),
               domain_param())
     states = (State("i", _FLOW, True, "flow from a to b", init_param="ic"),)
-    outputs = (Output("E", "J", "stored energy ½·L·i²", energy=True),)
+    outputs = (Output("E", "J", "stored energy ½·L·i²", kind="energy"),)
     differential_vars = (2,)
     positional_param = "L"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 1]], dtype=bool)

@@ -19,7 +19,7 @@ class Inertia(Mass):
     ports = (Port("a", ("rotational",)),)
     params = (Param("J", "kg*m^2", description="moment of inertia", positive=True),
               Param("w0", "rad/s", default=None, description="initial angular velocity of node a"))
-    outputs = (Output("E", "J", "kinetic energy ½·J·ω²", energy=True),)
+    outputs = (Output("E", "J", "kinetic energy ½·J·ω²", kind="energy"),)
     positional_param = "J"
     _coef = "J"
     _init = "w0"

@@ -1,32 +1,35 @@
-"""The common machinery of the joints built from constraint primitives (physics.md §5–§6).
+"""The common machinery of every joint, built from constraint primitives (constraints.py).
 
-A joint type (revolute.py, prismatic.py, ...) declares which primitives it is made of
-(``layout``: point-on-plane normals and rotation-restriction pairs, from the joint's
-triad e1, e2, n = axis) and its axis flanges; this class turns them into an element
-with the three models of the spherical joint:
+A joint type (spherical.py, revolute.py, prismatic.py, ...) declares which primitives
+it is made of (``layout``: point-on-plane normals and rotation-restriction pairs, from
+the joint's triad e1, e2, n = axis), its axis flanges, and optionally terms of its own
+(``added_torque``: the spherical joint's ball friction and cone limit). This class
+turns them into an element in three models, g the m position-level constraints and
+W = ∂(dg/dt)/∂u their velocity rows (u = (V1, ω1, V2, ω2)):
 
-    velocity   dg/dt = W·u = 0 per primitive (the cheapest; positions drift slowly)
-    position   dg/dt = 0 and g = 0, with Gᵀμ in the bodies' kinematic equations
-               (stabilised index-2 form of Gear, Gupta and Leimkuhler: no drift)
-    elastic    λ + κ·g + c·dg/dt = 0 (κ = k for a point, kr for a rotation; copes
-               with jamming and with redundant loops)
+    (1) frame rows      −Σ_k W_kᵀ λ_k − Σ_f W_fᵀ τ_f  (− M on ω2, + M on ω1: added terms)
+    (2) velocity        W·u = 0                (cheapest; positions drift slowly)
+    (3) position        W·u = 0 and g = 0, with (∂g/∂x)ᵀμ added to the bodies'
+                        kinematic rows (stabilised index-2 form of Gear, Gupta and
+                        Leimkuhler: no drift; μ = 0 in the exact solution)
+    (4) elastic         λ + κ·g + c·dg/dt = 0  (κ = k for a point, kr for a rotation;
+                        copes with jamming and with redundant loops); μ = 0
+    (5) initialisation  (rigid models, while consistent initial values are computed)
+                        d²g/dt² = ∇(W·u)·x' = 0 (index 1: determines λ); μ = 0
+    (6) flange          w − W_f·u = 0: the node's potential is the relative angular
+                        velocity about n (or velocity along n); while initialising and
+                        the node is determined by other equations (an inertia on it, a
+                        potential source), its time derivative instead
+    (7) coordinate      d(coordinate)/dt − w = 0 (J.angle, J.s)
 
 λ_k is the reaction of primitive k (force along its normal, torque about its
 direction, frame 1 on frame 2) in every model, so swapping the model changes nothing
-else. Frame rows get −Σ W_kᵀ λ_k (the flows into the joint at the bodies' nodes).
+else. A redundant row of a closed loop is switched off: its rows become λ_k = 0,
+μ_k = 0 (``active``).
 
 Local variables: frame1 (13), frame2 (13), the flange nodes, then the states
 λ_1..λ_m (f1.., t1..), μ_1..μ_m, the flange flows (tau / f) and the joint coordinates
 (angle / s). Rows: the same order (one equation per state).
-
-Flange k (physics.md §6): node potential w = W_f·u (relative angular velocity about n,
-or relative velocity along n), its flow τ is applied as Wᵀτ (torque τn on frame 2,
-−τn on frame 1; a force likewise at the joint point); coordinate' = w.
-
-While consistent initial values are computed (``init``), rigid rows use d²g/dt² =
-∇(dg/dt)·x' = 0 (index 1: determines λ), and a flange relation whose node is a
-differential unknown (an inertia on it) or a potential source's node is differentiated
-likewise (its w' is taken as 0 for a source: exact for a constant drive).
 """
 from __future__ import annotations
 
@@ -47,6 +50,8 @@ AT_FRAMES = ("global", "frame1", "frame2")
 RIGID = ("velocity", "position")
 AXIS = Param("axis", "1", default=(0.0, 0.0, 1.0), description="axis direction, global at "
              "t = 0, fixed in frame 1 from then on", kind="vector", size=3)
+W1, W2 = slice(3, 6), slice(16, 19)      # ω of frame 1, of frame 2 (local variables)
+POSE = np.r_[6:13, 19:26]                # p, q of both frames
 
 
 @dataclass(frozen=True)
@@ -80,12 +85,16 @@ def _rotation_matrix(frame_state: dict) -> np.ndarray:
 
 
 class Joint(ElementType):
-    """Base of the primitive-built joints (not an element itself: no keyword)."""
+    """Base of the joints (not an element itself: no keyword)."""
 
+    is_joint = True
     n_points: int = 0            # point-on-plane primitives
     n_rotations: int = 0         # rotation restrictions
+    global_normals: bool = False # point-on-plane normals: global directions (else frame 1's)
     flanges: tuple = ()          # Flange declarations
     geometry: tuple = ()         # the joint's own geometric parameters
+    added_params: tuple = ()     # parameters of the joint's own added terms
+    added_outputs: tuple = ()    # outputs of the added terms (added_output_values)
     uses_point = True            # False: no joint point (norotation)
 
     def __init_subclass__(cls, **kwargs):
@@ -105,20 +114,26 @@ class Joint(ElementType):
                  Param("atframe", "1", default="global", description="coordinates of at: "
                        "global at t = 0, or frame1/frame2 = that body's frame",
                        kind="choice", choices=AT_FRAMES)) if cls.uses_point else ()
-        cls.params = point + tuple(cls.geometry) + (
-            Param("model", "1", default="position", description="constraint model",
-                  kind="choice", choices=MODELS),
+        translational = (
             Param("k", "N/m", default=1e8, description="translational stiffness "
                   "(elastic model)", positive=True),
             Param("c", "N*s/m", default=None, description="translational damping (elastic "
                   "model; default critical: 2·sqrt(k·m_eff))", nonnegative=True),
+        ) if cls.n_points else ()
+        rotational = (
             Param("kr", "N*m/rad", default=1e6, description="rotational stiffness "
                   "(elastic model)", positive=True),
             Param("cr", "N*m*s/rad", default=None, description="rotational damping "
                   "(elastic model; default critical: 2·sqrt(kr·J_eff), J_eff about the "
                   "joint point)", nonnegative=True),
-        ) + tuple(Param(f.param, None, default=None, description="name of the axis node "
-                        f"(default <joint>.{f.port})", kind="node") for f in cls.flanges)
+        ) if cls.n_rotations else ()
+        cls.params = (point + tuple(cls.geometry)
+                      + (Param("model", "1", default="position", description="constraint "
+                               "model", kind="choice", choices=MODELS),)
+                      + translational + rotational + tuple(cls.added_params)
+                      + tuple(Param(f.param, None, default=None, description="name of the "
+                                    f"axis node (default <joint>.{f.port})", kind="node")
+                              for f in cls.flanges))
         m = cls.n_points + cls.n_rotations
         cls.states = (
             tuple(State(f"f{i + 1}", "N", False, f"reaction force along normal {i + 1}",
@@ -134,13 +149,15 @@ class Joint(ElementType):
                           "joint coordinate (integral of the axis node's potential)")
                     for f in cls.flanges))
         cls.outputs = (
-            tuple(Output(f"F{a}", "N", f"reaction force of frame 1 on frame 2, {a}")
-                  for a in "xyz")
+            tuple(Output(f"F{a}", "N", f"reaction force of frame 1 on frame 2, {a}",
+                         kind="force") for a in "xyz")
             + tuple(Output(f"M{a}", "N*m", f"reaction moment of frame 1 on frame 2 about "
-                           f"the joint point, {a}") for a in "xyz")
-            + (Output("gap", "m", "position-level violation of the point constraints"),)
+                           f"the joint point, {a}", kind="moment") for a in "xyz")
+            + (Output("gap", "m", "position-level violation of the point constraints",
+                      kind="violation"),)
             + ((Output("twist", "rad", "position-level violation of the rotation "
-                       "constraints"),) if cls.n_rotations else ()))
+                       "constraints", kind="violation"),) if cls.n_rotations else ())
+            + tuple(cls.added_outputs))
         # offsets of the blocks in the local variable (and row) vector
         cls._F0 = NV2                         # flange nodes
         cls._L0 = NV2 + nf                    # λ
@@ -148,6 +165,48 @@ class Joint(ElementType):
         cls._T0 = cls._M0 + m                 # flange flows
         cls._C0 = cls._T0 + nf                # coordinates
         cls._m, cls._nf = m, nf
+
+    # --- the joint protocol (base.ElementType) -------------------------------------------
+    @classmethod
+    def constraint_names(cls):
+        return tuple(s.name for s in cls.states[:cls._m])
+
+    @classmethod
+    def coordinate_names(cls):
+        return tuple(f.coord for f in cls.flanges)
+
+    @classmethod
+    def flange_vars(cls):
+        return slice(cls._F0, cls._F0 + cls._nf)
+
+    @classmethod
+    def coordinate_vars(cls):
+        return slice(cls._C0, cls._C0 + cls._nf)
+
+    @classmethod
+    def is_rigid(cls, p):
+        return p.model in RIGID
+
+    @classmethod
+    def set_active(cls, p, active):
+        p.active[...] = active        # shared with the initialisation form (a shallow copy)
+
+    # --- added terms (the spherical joint's friction and cone limit) --------------------------
+    @classmethod
+    def added_torque(cls, x, p):
+        """Torque (N, 3) that the joint's own added terms make frame 1 exert on frame 2
+        (global), or None: it enters the rows of ω2 as −M and of ω1 as +M, (1)."""
+        return None
+
+    @classmethod
+    def added_torque_jacobian(cls, x, p):
+        """∂M/∂x (N, 3, nvars) of ``added_torque`` (None when it is None)."""
+        return None
+
+    @classmethod
+    def added_output_values(cls, x, p) -> list:
+        """Values (N,) of ``added_outputs``, in order."""
+        return []
 
     # --- geometry ------------------------------------------------------------------------
     @classmethod
@@ -181,17 +240,19 @@ class Joint(ElementType):
         normals, pairs = cls.layout(prm, e1, e2, n)
         A1t, A2t = _rotation_matrix(f1).T, _rotation_matrix(f2).T
         prm["x1"], prm["x2"] = local_offset(f1, at), local_offset(f2, at)
-        prm["pp_n"] = np.array([A1t @ v for v in normals]).reshape(-1, 3)
+        prm["pp_n"] = np.array([v if cls.global_normals else A1t @ v
+                                for v in normals]).reshape(-1, 3)
         prm["rot_a"] = np.array([A1t @ a for a, _ in pairs]).reshape(-1, 3)
         prm["rot_b"] = np.array([A2t @ b for _, b in pairs]).reshape(-1, 3)
-        prm["axis_l"], prm["ref1"], prm["ref2"] = A1t @ n, A1t @ e1, A2t @ e1
+        prm["axis_l"], prm["axis_l2"] = A1t @ n, A2t @ n
+        prm["ref1"], prm["ref2"] = A1t @ e1, A2t @ e1
         masses = [f["m"] for f in (f1, f2) if f.get("m")]
         # inertia about the joint point: mean principal moment + m·|arm|² (parallel axes)
         inertias = [float(np.mean(f["J"])) + f["m"] * float(arm @ arm)
                     for f, arm in ((f1, prm["x1"]), (f2, prm["x2"])) if f.get("J") is not None]
-        if prm.get("c") is None:
+        if cls.n_points and prm.get("c") is None:
             prm["c"] = 2.0 * np.sqrt(prm["k"] * reduced(masses))
-        if prm.get("cr") is None:
+        if cls.n_rotations and prm.get("cr") is None:
             prm["cr"] = 2.0 * np.sqrt(prm["kr"] * reduced(inertias))
 
     @classmethod
@@ -214,16 +275,15 @@ class Joint(ElementType):
         p.pp_n = stack("pp_n", (npp, 3))
         p.rot_a, p.rot_b = stack("rot_a", (cls.n_rotations, 3)), stack("rot_b",
                                                                         (cls.n_rotations, 3))
-        p.axis_l = stack("axis_l", (3,))
+        p.axis_l, p.axis_l2 = stack("axis_l", (3,)), stack("axis_l2", (3,))
         p.ref1, p.ref2 = stack("ref1", (3,)), stack("ref2", (3,))
-        k = np.array([i.params["k"] for i in instances], dtype=float)
-        kr = np.array([i.params["kr"] for i in instances], dtype=float)
-        c = np.array([i.params.get("c") or 0.0 for i in instances], dtype=float)
-        cr = np.array([i.params.get("cr") or 0.0 for i in instances], dtype=float)
-        p.kappa = np.concatenate([np.repeat(k[:, None], npp, 1),
-                                  np.repeat(kr[:, None], m - npp, 1)], axis=1)
-        p.damp = np.concatenate([np.repeat(c[:, None], npp, 1),
-                                 np.repeat(cr[:, None], m - npp, 1)], axis=1)
+
+        def values(key):
+            return np.array([i.params.get(key) or 0.0 for i in instances], dtype=float)
+        p.kappa = np.concatenate([np.repeat(values("k")[:, None], npp, 1),
+                                  np.repeat(values("kr")[:, None], m - npp, 1)], axis=1)
+        p.damp = np.concatenate([np.repeat(values("c")[:, None], npp, 1),
+                                 np.repeat(values("cr")[:, None], m - npp, 1)], axis=1)
         # 0 for a redundant rigid constraint (a closed loop): its λ and μ are set to 0
         p.active = np.ones((N, m))
         for row, inst in enumerate(instances):
@@ -239,7 +299,7 @@ class Joint(ElementType):
     @classmethod
     def bind_determined(cls, p_init, local_determined):
         """Flange nodes that other equations determine (an inertia or a potential
-        source on them): their relation is differentiated while initialising."""
+        source on them): their relation is differentiated while initialising, (6)."""
         p_init.flange_differential = local_determined[:, cls._F0:cls._F0 + cls._nf]
 
     # --- kernels ---------------------------------------------------------------------------
@@ -250,7 +310,7 @@ class Joint(ElementType):
         fr = Frames(x[:, :NV2])
         parts = []
         if cls.n_points:
-            parts.append(point_on_plane(fr, p.pp_n, p.x1, p.x2, level))
+            parts.append(point_on_plane(fr, p.pp_n, p.x1, p.x2, level, cls.global_normals))
         if cls.n_rotations:
             parts.append(rotation(fr, p.rot_a, p.rot_b, level))
         g, dg, W, dW, H = (np.concatenate([part[i] for part in parts], axis=1)
@@ -272,8 +332,7 @@ class Joint(ElementType):
 
     @classmethod
     def _blocks(cls, x):
-        L0, M0, T0, C0, F0, m, nf = (cls._L0, cls._M0, cls._T0, cls._C0, cls._F0, cls._m,
-                                     cls._nf)
+        L0, M0, T0, F0, m, nf = cls._L0, cls._M0, cls._T0, cls._F0, cls._m, cls._nf
         return (x[:, L0:L0 + m], x[:, M0:M0 + m], x[:, T0:T0 + nf], x[:, F0:F0 + nf])
 
     @classmethod
@@ -287,29 +346,33 @@ class Joint(ElementType):
         out = np.zeros((x.shape[0], cls.nrows()))
         L0, M0, T0, C0, F0, m, nf = (cls._L0, cls._M0, cls._T0, cls._C0, cls._F0, cls._m,
                                      cls._nf)
-        out[:, :NV2] = -np.einsum("nmj,nm->nj", W, lam) - np.einsum("nfj,nf->nj", Wf, tau)
+        out[:, :NV2] = -np.einsum("nmj,nm->nj", W, lam) - np.einsum("nfj,nf->nj", Wf, tau)  # (1)
+        M = cls.added_torque(x, p)
+        if M is not None:
+            out[:, W1] += M                                                             # (1)
+            out[:, W2] -= M
         out[:, F0:F0 + nf] = tau
         act = p.active
         gdot = np.einsum("nmj,nj->nm", W, x26)
         if p.model == "elastic":
-            out[:, L0:L0 + m] = lam + p.kappa * g + p.damp * gdot
+            out[:, L0:L0 + m] = lam + p.kappa * g + p.damp * gdot                       # (4)
         elif p.init:
             gddot = np.einsum("nmj,nj->nm", velocity_gradient(W, dW, x26), xp26)
-            out[:, L0:L0 + m] = act * gddot + (1.0 - act) * lam
+            out[:, L0:L0 + m] = act * gddot + (1.0 - act) * lam                         # (5)
         else:
-            out[:, L0:L0 + m] = act * gdot + (1.0 - act) * lam
+            out[:, L0:L0 + m] = act * gdot + (1.0 - act) * lam                          # (2)
         if position:
-            out[:, :NV2] += np.einsum("nmj,nm->nj", dg, mu * act)
+            out[:, :NV2] += np.einsum("nmj,nm->nj", dg, mu * act)                       # (3)
             out[:, M0:M0 + m] = act * g + (1.0 - act) * mu
         else:
             out[:, M0:M0 + m] = mu
-        rel = wf - np.einsum("nfj,nj->nf", Wf, x26)
+        rel = wf - np.einsum("nfj,nj->nf", Wf, x26)                                     # (6)
         if p.init and nf:
             acc = xp[:, F0:F0 + nf] - np.einsum(
                 "nfj,nj->nf", velocity_gradient(Wf, dWf, x26), xp26)
             rel = np.where(p.flange_differential, acc, rel)
         out[:, T0:T0 + nf] = rel
-        out[:, C0:C0 + nf] = xp[:, C0:C0 + nf] - wf
+        out[:, C0:C0 + nf] = xp[:, C0:C0 + nf] - wf                                     # (7)
         return out
 
     @classmethod
@@ -327,11 +390,15 @@ class Joint(ElementType):
         Jp = np.zeros_like(J)
         act = p.active
         eye_m = np.broadcast_to(np.eye(m), (N, m, m))
-        # frame rows: −Wᵀλ − W_fᵀτ (+ Gᵀμ)
+        # frame rows (1): −Wᵀλ − W_fᵀτ (+ Gᵀμ), ∓ M
         J[:, :NV2, L] = -np.swapaxes(W, 1, 2)
         J[:, :NV2, T] = -np.swapaxes(Wf, 1, 2)
         J[:, :NV2, :NV2] = (-np.einsum("nmij,nm->nij", dW, lam)
                             - np.einsum("nfij,nf->nij", dWf, tau))
+        dM = cls.added_torque_jacobian(x, p)
+        if dM is not None:
+            J[:, W1] += dM
+            J[:, W2] -= dM
         if position:
             J[:, :NV2, :NV2] += np.einsum("nmij,nm->nij", H, mu * act)
             J[:, :NV2, M] = np.swapaxes(dg * act[:, :, None], 1, 2)
@@ -373,7 +440,10 @@ class Joint(ElementType):
         L0, M0, T0, C0, F0, m, nf = (cls._L0, cls._M0, cls._T0, cls._C0, cls._F0, cls._m,
                                      cls._nf)
         mask = np.zeros((cls.nrows(), cls.nvars()), dtype=bool)
-        mask[:NV2, :NV2] = True
+        mask[:NV2, POSE] = True                        # W, dW, H depend on p, q only
+        if cls.global_normals and not cls.n_rotations and not cls.flanges:
+            mask[13:19, 6:13] = False                  # n fixed in space: frame 2's force
+                                                       # rows see only its own pose
         mask[:NV2, L0:T0 + nf] = True                  # λ, μ, flange flows
         mask[F0:F0 + nf, T0:T0 + nf] = True
         mask[L0:M0 + m, :NV2] = True
@@ -394,14 +464,13 @@ class Joint(ElementType):
     def constrained_vars(cls, n_extra=0, group=None):
         mask = np.zeros(cls.nvars(n_extra), dtype=bool)
         mask[cls._F0:cls._F0 + cls._nf] = True          # an inertia on a flange
-        if group is not None and group.model in RIGID:
+        if group is not None and cls.is_rigid(group):
             mask[0:6] = mask[13:19] = True              # V, ω of both frames
         return mask
 
-    # --- start-up hooks (circuitsim.assembly.startup) -------------------------------------
+    # --- start-up hooks (the joint protocol) ------------------------------------------------
     @classmethod
     def position_constraints(cls, x, p):
-        """g (N, m) and dg/dx (N, m, nvars) of every primitive, whatever the model."""
         _, g, dg, *_ = cls._primitives(x, p, 1)
         full = np.zeros(dg.shape[:2] + (cls.nvars(),))
         full[:, :, :NV2] = dg
@@ -409,8 +478,6 @@ class Joint(ElementType):
 
     @classmethod
     def velocity_rows(cls, x, p):
-        """Rows R (N, m + nf, nvars) of the velocity-level equations R·x = 0: W of the
-        primitives, then the flange relations w − W_f·u."""
         _, _, _, W, _, _, Wf, _ = cls._primitives(x, p, 0)
         N, nf = x.shape[0], cls._nf
         R = np.zeros((N, cls._m + nf, cls.nvars()))
@@ -420,14 +487,7 @@ class Joint(ElementType):
         return R
 
     @classmethod
-    def constraint_rows(cls, x, p):
-        """W (N, m, nvars): the velocity constraint rows alone (mobility analysis)."""
-        return cls.velocity_rows(x, p)[:, :cls._m]
-
-    @classmethod
     def coordinates(cls, x, p):
-        """Geometric joint coordinates (N, nf): angle from the reference directions, or
-        the displacement along the axis; and their gradients (N, nf, nvars)."""
         N = x.shape[0]
         fr = Frames(x[:, :NV2])
         values = np.zeros((N, cls._nf))
@@ -446,24 +506,25 @@ class Joint(ElementType):
     def compute_outputs(cls, t, x, xp, p):
         T, N = x.shape[:2]
         flat = x.reshape(T * N, x.shape[-1])
-        q = copy.copy(p)
-        for name in ("pp_n", "rot_a", "rot_b", "x1", "x2", "axis_l", "ref1", "ref2"):
-            value = getattr(p, name)
-            setattr(q, name, np.broadcast_to(value, (T,) + value.shape).reshape(
-                (T * N,) + value.shape[1:]))
+        q = _tiled(p, N, T)
         fr, g, *_ = cls._primitives(flat, q, 0)
         lam = flat[:, cls._L0:cls._L0 + cls._m]
         npp = cls.n_points
         F = np.zeros((T * N, 3))
         M = np.zeros((T * N, 3))
         if npp:
-            F = np.einsum("nmi,nm->ni", fr.rotate(0, q.pp_n), lam[:, :npp])
+            normals = q.pp_n if cls.global_normals else fr.rotate(0, q.pp_n)
+            F = np.einsum("nmi,nm->ni", normals, lam[:, :npp])
         if cls.n_rotations:
             d = cross(fr.rotate(1, q.rot_b), fr.rotate(0, q.rot_a))     # b × a
             M = np.einsum("nmi,nm->ni", d, lam[:, npp:])
+        added = cls.added_torque(flat, q)
+        if added is not None:
+            M = M + added
         cols = [F, M, np.sqrt(np.sum(g[:, :npp] ** 2, axis=1))[:, None]]
         if cls.n_rotations:
             cols.append(np.sqrt(np.sum(g[:, npp:] ** 2, axis=1))[:, None])
+        cols += [v[:, None] for v in cls.added_output_values(flat, q)]
         return np.concatenate(cols, axis=1).reshape(T, N, len(cls.outputs))
 
     # --- contract tests ------------------------------------------------------------------
@@ -478,9 +539,20 @@ class Joint(ElementType):
                "x1": rng.uniform(-1, 1, 3), "x2": rng.uniform(-1, 1, 3),
                "pp_n": rng.uniform(-1, 1, (cls.n_points, 3)),
                "rot_a": rng.uniform(-1, 1, (m, 3)), "rot_b": rng.uniform(-1, 1, (m, 3)),
-               "axis_l": rng.uniform(-1, 1, 3), "ref1": rng.uniform(-1, 1, 3),
-               "ref2": rng.uniform(-1, 1, 3)}
+               "axis_l": rng.uniform(-1, 1, 3), "axis_l2": rng.uniform(-1, 1, 3),
+               "ref1": rng.uniform(-1, 1, 3), "ref2": rng.uniform(-1, 1, 3)}
         return out
+
+
+def _tiled(p, N: int, T: int):
+    """The group's parameters repeated for T output times (arrays of N rows become T·N
+    rows, in the order of x.reshape(T·N, ...)), others as they are."""
+    q = copy.copy(p)
+    for name, value in vars(p).items():
+        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == N:
+            setattr(q, name, np.broadcast_to(value, (T,) + value.shape).reshape(
+                (T * N,) + value.shape[1:]))
+    return q
 
 
 def _angle_gradient(x, p, angle, step=1e-7):

@@ -22,7 +22,7 @@ class Mass(ElementType):
     ports = (Port("a", ("translational",)),)
     params = (Param("m", "kg", description="mass", positive=True),
               Param("v0", "m/s", default=None, description="initial velocity of node a"))
-    outputs = (Output("E", "J", "kinetic energy ½·m·v²", energy=True),)
+    outputs = (Output("E", "J", "kinetic energy ½·m·v²", kind="energy"),)
     differential_vars = (0,)
     positional_param = "m"
     pattern = np.ones((1, 1), dtype=bool)

@@ -34,7 +34,7 @@ class Spring(ElementType):
               Param("x0", X_UNITS, default=0.0, description="initial deflection"))
     states = (State("x", X_UNITS, True, "deflection", init_param="x0"),)
     outputs = (Output("f", F_UNITS, "spring force (flow from a to b)"),
-               Output("E", "J", "stored energy ½·k·x²", energy=True))
+               Output("E", "J", "stored energy ½·k·x²", kind="energy"))
     differential_vars = (2,)
     positional_param = "k"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 1]], dtype=bool)

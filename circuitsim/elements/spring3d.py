@@ -80,7 +80,7 @@ class Spring3D(ElementType):
                     kind="vector", size=3))
     outputs = (Output("L", "m", "length: distance between the two attachment points"),
                Output("f", "N", "tension k·(L − L0) + c·dL/dt (positive when stretched)"),
-               Output("U", "J", "potential energy ½·k·(L − L0)²", energy=True))
+               Output("U", "J", "potential energy ½·k·(L − L0)²", kind="energy"))
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):

@@ -33,7 +33,7 @@ class Ident(Value):
 
 @dataclass
 class Expr(Value):
-    """``{...}``: an expression tree from :mod:`circuitsim.netlist.expressions`."""
+    """``{...}``: an expression tree from :mod:`circuitsim.runtime.expressions`."""
     tree: object = None
 
 

@@ -14,7 +14,9 @@ import numpy as np
 from ..elements import element_types, lookup
 from ..elements.base import FRAME_VARS, REQUIRED, ElementInstance
 from ..errors import Loc, ModelError, NetlistError, did_you_mean
-from . import ast, expressions, topology, values
+from ..runtime import expressions
+from ..runtime.names import GROUND
+from . import ast, topology, values
 from .circuit import Circuit, Node, Tran
 
 GROUND_NAMES = ("0", "gnd")
@@ -117,7 +119,7 @@ class Elaborator:
     def _scoped(name: str, prefix: str, portmap: dict) -> str:
         """A node or element-variable name as written inside an instance -> its global name."""
         if name.lower() in GROUND_NAMES:
-            return topology.GROUND
+            return GROUND
         if name in portmap:
             return portmap[name]
         head, _, tail = name.partition(".")
@@ -255,7 +257,7 @@ class Elaborator:
     def convert(self, pending: list, domains: dict) -> list:
         out = []
         for el in pending:
-            scalar = [n for p, n in topology.scalar_ports(el) if n != topology.GROUND]
+            scalar = [n for p, n in topology.scalar_ports(el) if n != GROUND]
             dom = next((domains[n][0] for n in scalar), None)
             allowed = next((domains[n][1] for n in scalar), None)
             port_domains = [domains[n][0] if n in domains and not p.frame else None
@@ -298,7 +300,7 @@ class Elaborator:
                 tree = expressions.rename(tree, {n: self._scoped(n, prefix, portmap)
                                                  for n in expressions.free_names(tree)
                                                  if n != "time"})
-            return ast.Expr(value.loc, value.text, tree)
+            return tree
         units = self._candidate_units(par, dom, allowed)
         first_error = None
         results = []
@@ -406,7 +408,7 @@ class Elaborator:
         self._check_frames(pending)
         for el in pending:
             for port, node in topology.scalar_ports(el):
-                if node == topology.GROUND:
+                if node == GROUND:
                     continue
                 first_use.setdefault(node, el.loc)
                 nodes.setdefault(node, Node(node, domains[node][0], el.loc)).users.append(
@@ -427,14 +429,14 @@ class Elaborator:
         bodies = {el.name for el in pending if el.type.implicit_ports}
         for el in pending:
             for port, node in zip(el.type.ports, el.nodes):
-                if port.frame and node != topology.GROUND and node not in bodies:
+                if port.frame and node != GROUND and node not in bodies:
                     raise NetlistError(
                         f"{el.type.keyword} {el.name}: frame '{node}' (port {port.name}) is "
                         f"not a body; frames are bodies or 0 (ground)", el.loc,
                         did_you_mean(node, bodies))
             frames = [node for port, node in zip(el.type.ports, el.nodes) if port.frame]
             if len(frames) == 2 and frames[0] == frames[1]:
-                what = "ground" if frames[0] == topology.GROUND else f"body '{frames[0]}'"
+                what = "ground" if frames[0] == GROUND else f"body '{frames[0]}'"
                 raise NetlistError(
                     f"{el.type.keyword} {el.name} connects {what} to itself: its two "
                     "frames must differ (one of them may be 0, the ground)", el.loc)
@@ -462,12 +464,12 @@ class Elaborator:
         for inst in c.elements:
             if inst.type.uses_gravity and "g" not in inst.explicit and c.gravity:
                 inst.params["g"] = np.array(c.gravity, dtype=float)
-        frames = {topology.GROUND: {name: (1.0 if name == "q0" else 0.0)
+        frames = {GROUND: {name: (1.0 if name == "q0" else 0.0)
                                     for name in FRAME_VARS}}
         for inst in c.elements:
             if inst.type.implicit_ports:
-                frames[inst.name] = {**inst.type.initial_state(inst),
-                                     "m": inst.params.get("m"), "J": inst.params.get("J")}
+                m, J = inst.type.mass_properties(inst)
+                frames[inst.name] = {**inst.type.initial_state(inst), "m": m, "J": J}
         for inst in c.elements:
             inst.type.link(inst, frames)
 

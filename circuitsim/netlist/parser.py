@@ -24,7 +24,7 @@ from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInpu
 from ..errors import Loc, NetlistError
 from ..gcpause import gc_paused
 from . import ast
-from .expressions import ExprBuilder, split_number
+from .exprbuilder import ExprBuilder, split_number
 
 Locate = Callable[[int, int], Loc]
 
@@ -185,8 +185,11 @@ def _simple_element(m: re.Match, number: int, line: str, filename: str) -> ast.E
                            Loc(filename, number, m.start(2) + 1, line))
 
 
-def parse_expression_text(text: str, loc: Loc | None = None):
-    """The expression tree of ``text`` (optionally in braces); see expressions.parse_expression."""
+def parse_expression(text: str, loc: Loc | None = None):
+    """Parse an expression written without a netlist around it (``--set k={2*a}``).
+
+    Surrounding braces are optional. ``loc`` is where ``text`` starts; node locations
+    are offset from it. Raises NetlistError on a syntax error."""
     base = loc or Loc("<expression>", 1, 1, text)
     body = text.strip()
     offset = len(text) - len(text.lstrip())

@@ -11,8 +11,8 @@ import networkx as nx
 
 from ..elements.base import DOMAINS
 from ..errors import NetlistError
+from ..runtime.names import GROUND
 
-GROUND = "0"
 DEFAULT_DOMAIN = "electrical"
 
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import units
 from ..errors import NetlistError, did_you_mean
-from . import ast, expressions, timefunctions
+from ..runtime import expressions
+from . import ast, timefunctions
 
 
 def describe_unit(unit: str | None) -> str:

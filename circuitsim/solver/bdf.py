@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import ConvergenceError, Interrupted, SolverError, StepSizeTooSmall
 from .initial import consistent_initial_conditions
 from .newton import MAX_ITERS, Newton, wrms
+from .problem import DAEProblem, unknown_names
 
 MAX_ORDER = 5
 # gamma_k = sum_{m=1}^k 1/m (index 0 unused)
@@ -272,33 +273,35 @@ class _Run:
             raise ValueError(f"max_order must be 1..{MAX_ORDER}, got {max_order}")
         if not rtol > 0:
             raise ValueError("rtol must be positive")
+        if not isinstance(problem, DAEProblem):
+            raise TypeError("solve() takes a circuitsim.solver.DAEProblem (subclass it, or "
+                            "build one with SimpleProblem)")
         self.problem = problem
         self.n = int(problem.n)
         self.t0, self.t_end = t0, t_end
         self.span = t_end - t0
         self.rtol = float(rtol)
         # a problem may give each unknown a nominal magnitude that scales atol (problem.py)
-        scale = getattr(problem, "atol_scale", None)
+        scale = problem.atol_scale                                       # (6)
         self.atol = _validated_atol(atol, self.n) * (1.0 if scale is None else scale)
         self.max_step = float(max_step) if max_step is not None and max_step > 0 else np.inf
         self.first_step = first_step if first_step is not None and first_step > 0 else None
         self.max_order = int(max_order)
         self.progress = progress
-        mask = getattr(problem, "error_mask", None)
-        mask = problem.id if mask is None else mask
+        mask = problem.id if problem.error_mask is None else problem.error_mask   # (5)
         self.err_mask = (np.asarray(mask) != 0).astype(float)
         self.n_err = max(1, int(self.err_mask.sum()))
-        self.project = getattr(problem, "project", None)
+        self.project = problem.project                                   # (8)
         # Multipliers of higher-index constraints (joint forces) converge with the
         # unknowns they constrain; weighing them in the Newton test (their scale is
         # unknown, often ~0) only makes it fail. The problem may say which to leave out.
-        mask = getattr(problem, "newton_mask", None)
+        mask = problem.newton_mask                                       # (7)
         self.newton_mask = np.ones(self.n) if mask is None else np.asarray(mask, dtype=float)
         # Higher-index constraints (positions of joints) give consistent y' and
         # multipliers only through their differentiated form: a problem may offer that
         # form for the initial-value computation (problem.py).
-        self.init_problem = getattr(problem, "for_initialisation", None) or problem
-        self.check_values = getattr(problem, "check_values", None)
+        self.init_problem = problem.for_initialisation or problem        # (9)
+        self.check_values = problem.check_values                         # (10)
         self.stats = dict(nsteps=0, nres=0, njac=0, nlu=0, nfail_err=0, nfail_conv=0, nniter=0,
                           nrestart=0, max_order_used=0, hmin_used=0.0, hmax_used=0.0)
         self.newton = Newton(problem, self.stats)
@@ -307,7 +310,7 @@ class _Run:
         if algebraic.any():
             self.out.polish = lambda t, y, yp: self.newton.polish(
                 t, y, yp, algebraic, self._ewt(y) * self.newton_mask)
-        self.stops = self._stop_points(getattr(problem, "breakpoints", None))
+        self.stops = self._stop_points(problem.breakpoints)              # (4)
         self.istop = 0
         self.hist: History | None = None
         self.error: SolverError | None = None
@@ -347,7 +350,7 @@ class _Run:
         if weights is None:
             return []
         idx = np.argsort(-weights, kind="stable")[:REPORT_WORST]
-        names = self.problem.names
+        names = unknown_names(self.problem)
         return [(names[i], float(weights[i])) for i in idx if weights[i] > 0]
 
     # --- start and restart ----------------------------------------------------------------

@@ -30,6 +30,7 @@ from scipy.sparse.csgraph import structural_rank
 
 from ..errors import InconsistentInitialConditions
 from .newton import BadValues, factorise, jacobian, residual, wrms
+from .problem import unknown_names
 
 INIT_TOL = 1e-3      # weighted correction that ends Newton: well below the integrator's 0.33,
 #                      since an error at the start propagates
@@ -192,7 +193,8 @@ def _moved(problem, y_from, y_to, keep, rtol, atol) -> list:
     change = np.abs(y_to - y_from) / (rtol * np.abs(y_from) + atol)
     idx = np.flatnonzero(keep & (change > 1.0))
     idx = idx[np.argsort(-change[idx], kind="stable")]
-    return [(problem.names[i], float(y_from[i]), float(y_to[i])) for i in idx]
+    names = unknown_names(problem)
+    return [(names[i], float(y_from[i]), float(y_to[i])) for i in idx]
 
 
 def _with_bad_rows(res, rows, n):
@@ -209,4 +211,5 @@ def _worst_rows(problem, res) -> list:
         return []
     mag = np.where(np.isfinite(res), np.abs(res), np.inf)
     idx = np.argsort(-mag, kind="stable")[:REPORT_WORST]
-    return [(problem.names[i], float(mag[i])) for i in idx if mag[i] > 0]
+    names = unknown_names(problem)
+    return [(names[i], float(mag[i])) for i in idx if mag[i] > 0]

@@ -33,6 +33,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from .problem import unknown_names
+
 NEWTON_TOL = 0.33       # a third of the error test's bound (1 in WRMS units) (IDA's value)
 MAX_ITERS = 4           # not converged in 4 iterations: cheaper to retry with a smaller h
 MAX_RATE = 0.9          # contraction slower than this cannot reach NEWTON_TOL in MAX_ITERS
@@ -62,7 +64,7 @@ class BadValues(Exception):
 
 def _blamed(problem, t, y, yp, what: str) -> str:
     """``what`` plus the elements the problem names as the source of bad values."""
-    blame = getattr(problem, "blame", None)
+    blame = problem.blame                                        # problem.py (11)
     if blame is None:
         return what
     try:
@@ -133,8 +135,8 @@ def singular_part(J, problem) -> str:
         null[-1] = True
     cols = np.abs(vt[null]).max(axis=0)
     rows = np.abs(u[:, null]).max(axis=1)
-    names = list(getattr(problem, "names", []))
-    equations = list(getattr(problem, "equation_names", names))
+    names = unknown_names(problem)
+    equations = list(problem.equation_names or names)
 
     def top(weights, labels):
         # rounded so that equal weights (up to SVD rounding) keep the numbering order

@@ -1,49 +1,79 @@
 """What the solver needs to know about a DAE  F(t, y, y') = 0  (the IDA contract).
 
-The solver imports nothing from ``elements/`` or ``netlist/``: the assembler hands it
-an object with this shape. ``SimpleProblem`` builds one from plain functions (tests,
+The solver imports nothing but its own modules and ``errors``: the assembler hands it
+a DAEProblem. ``SimpleProblem`` builds one from plain functions (tests,
 users with their own DAE).
 """
 from __future__ import annotations
 
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 
-class DAEProblem(Protocol):
-    n: int                      # number of unknowns
-    id: np.ndarray              # 1.0 where y' of the unknown appears (differential), 0.0 algebraic
-    names: Sequence[str]        # netlist names of the unknowns (for messages)
-    breakpoints: np.ndarray     # sorted times where inputs are discontinuous (may be empty)
+class DAEProblem:
+    """What the solver reads of a problem. Subclass it (``SimpleProblem``, the
+    assembler's ``System``) and set what applies; every optional member has its default
+    here and the solver reads it as a plain attribute.
+
+    Required:
+    (1) ``n``: the number of unknowns; ``id``: (n,) 1.0 where y' of the unknown appears
+        (differential), 0.0 where it does not (algebraic).
+    (2) ``residual(t, y, yp)`` -> F (n,); ``jacobian(t, y, yp, cj)`` -> dF/dy + cj·dF/dy'
+        as CSC with the same sparsity pattern on every call.
+    Optional (default in brackets):
+    (3) ``names`` [y[0], y[1], ...]: the unknowns' names, for messages;
+        ``equation_names`` [names]: each equation's description, for messages.
+    (4) ``breakpoints`` [none]: sorted times where inputs are discontinuous; the solver
+        steps onto each one and restarts there.
+    (5) ``error_mask`` [id]: 1.0 for the unknowns in the local error test, 0.0 for those
+        left out (algebraic unknowns always; velocities determined by a velocity-level
+        constraint, whose jumps onto it would read as error).
+    (6) ``atol_scale`` [1]: per-unknown factor on atol, a nominal magnitude (1e5 for a
+        pressure in Pa), so that one atol fits unknowns of very different size.
+    (7) ``newton_mask`` [all 1]: 1.0 for the unknowns in the Newton convergence test, 0.0
+        for multipliers of higher-index constraints (they converge with the unknowns
+        they constrain; their own scale is unknown, often ~0).
+    (8) ``project(t, y) -> y`` [None]: called after each accepted step, returns a
+        corrected y (quaternions renormalised); None: nothing to project.
+    (9) ``for_initialisation`` [None: the problem itself]: a problem with the same
+        unknowns whose higher-index constraints are differentiated to index 1, used to
+        compute consistent (y, y') at the start and at restarts.
+    (10) ``check_values(y) -> str | None`` [None]: a message when y is outside the
+        model's domain (the step is then rejected and retried smaller).
+    (11) ``blame(t, y, yp) -> list[str]`` [None]: after a failure, the parts of the model
+        whose equations are not finite at (t, y, y'), named for the message.
+    """
+    n: int = 0
+    id: np.ndarray = None
+    names: Sequence[str] | None = None
+    equation_names: Sequence[str] | None = None
+    breakpoints: np.ndarray = np.zeros(0)
+    error_mask: np.ndarray | None = None
+    atol_scale: np.ndarray | None = None
+    newton_mask: np.ndarray | None = None
+    project: Callable | None = None
+    for_initialisation: "DAEProblem | None" = None
+    check_values: Callable | None = None
+    blame: Callable | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""
+        raise NotImplementedError
 
     def jacobian(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float) -> sp.csc_matrix:
         """dF/dy + cj * dF/dy' as CSC with the same sparsity pattern on every call."""
+        raise NotImplementedError
 
 
-# Optional attributes the solver uses when present:
-#   error_mask: np.ndarray   1.0 for unknowns in the local error test, 0.0 excluded
-#                            (default: ``id``, i.e. algebraic unknowns excluded).
-#   atol_scale: np.ndarray   per-unknown factor on atol (a nominal magnitude, e.g. 1e5
-#                            for a pressure in Pa); default 1.
-#   project(t, y) -> y       called after each accepted step; returns a corrected y
-#                            (e.g. quaternions renormalised). None to skip.
-#   newton_mask: np.ndarray  1.0 for unknowns in the Newton convergence test, 0.0 for
-#                            multipliers of index-2 constraints (default: all 1).
-#   for_initialisation: DAEProblem
-#                            the same unknowns with constraints in differentiated form
-#                            (index 1), used to compute consistent (y, y') at the start
-#                            and at restarts.
-#   check_values(y) -> str | None
-#                            a message when y is outside the model's domain (the step is
-#                            then rejected and retried smaller).
+def unknown_names(problem: DAEProblem) -> list:
+    """The unknowns' names, (3): ``names`` or y[0], y[1], ..."""
+    return list(problem.names) if problem.names is not None else [
+        f"y[{i}]" for i in range(problem.n)]
 
 
-class SimpleProblem:
+class SimpleProblem(DAEProblem):
     """A DAEProblem from plain callables.
 
     ``jac(t, y, yp, cj)`` may return a dense array or any sparse matrix; it is converted

@@ -1,22 +1,19 @@
-"""Brace expressions: tree, evaluation, substitution, derivative, compilation, text.
+"""Expression trees: nodes, evaluation, substitution, derivative, compilation, text.
 
-The tree is built from the netlist grammar (rules ``add sub mul div pow neg num name
-func``) by :class:`ExprBuilder`; nodes are immutable and compare by structure, so
-equal expressions can be grouped. Names may be dotted (``K1.x``); ``time`` is an
-ordinary name. ``pi`` is a constant. Numbers are converted to SI at parse time with
-no declared unit (``10u`` -> 1e-5; a lone ``m`` is an error).
+Nodes are immutable and compare by structure, so equal expressions can be grouped.
+Names may be dotted (``K1.x``); ``time`` is an ordinary name. The netlist front-end
+builds trees from brace expressions (:mod:`circuitsim.netlist.exprbuilder`); the
+elements compile and differentiate them at set-up.
 """
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from functools import reduce
 from typing import Callable, Mapping
 
 import numpy as np
 
-from .. import units
 from ..errors import Loc, NetlistError, did_you_mean
 
 
@@ -71,114 +68,6 @@ FUNCTIONS: dict = {
 }
 CONSTANTS = {"pi": math.pi}
 _BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "^": np.power}
-
-
-# SPICE-style references to circuit variables (behavioural sources): v(n) is the
-# potential of node n, v(a, b) = v(a) - v(b), i(X) the flow unknown X.i of element X.
-CIRCUIT_REFERENCES = ("v", "i")
-
-
-def _reference_name(arg, loc) -> str | None:
-    """The node/element name written as the argument of v() or i(); None for ground."""
-    if isinstance(arg, Name):
-        return arg.name
-    if isinstance(arg, Num) and arg.text is not None and arg.text.isalnum():
-        return None if arg.text == "0" else arg.text       # numbered nodes: v(1)
-    raise NetlistError("v() and i() take node or element names", loc)
-
-
-def _circuit_reference(key: str, args: tuple, loc):
-    if key == "v" and len(args) in (1, 2):
-        names = [_reference_name(a, loc) for a in args]
-        terms = [Name(n, loc) if n is not None else Num(0.0) for n in names]
-        return terms[0] if len(terms) == 1 else Binary("-", terms[0], terms[1])
-    if key == "i" and len(args) == 1:
-        name = _reference_name(args[0], loc)
-        if name is None:
-            raise NetlistError("i() takes an element name, e.g. i(V1)", loc)
-        return Name(f"{name}.i", loc)
-    raise NetlistError(f"{key}() takes {'one or two node names' if key == 'v' else 'one element name'}",
-                       loc)
-
-
-# --- building from the parse tree ----------------------------------------------------
-class ExprBuilder:
-    """Lark transformer callbacks for the expression rules.
-
-    Subclasses provide ``_loc(token) -> Loc`` mapping a token to its place in the source.
-    """
-
-    def _loc(self, token) -> Loc:   # pragma: no cover - provided by subclasses
-        raise NotImplementedError
-
-    def num(self, children):
-        tok = children[0]
-        mantissa, suffix = split_number(str(tok))
-        try:
-            value = units.to_si(mantissa, suffix, None)
-        except units.UnitError as exc:
-            raise NetlistError(str(exc), self._loc(tok)) from None
-        return Num(value, str(tok))
-
-    def name(self, children):
-        tok = children[0]
-        if str(tok).lower() in CONSTANTS:
-            return Num(CONSTANTS[str(tok).lower()], str(tok))
-        return Name(str(tok), self._loc(tok))
-
-    def func(self, children):
-        tok, args = children[0], tuple(children[1:])
-        key = str(tok).lower()
-        loc = self._loc(tok)
-        if key in CONSTANTS and not args:
-            return Num(CONSTANTS[key], f"{tok}()")
-        if key in CIRCUIT_REFERENCES:
-            return _circuit_reference(key, args, loc)
-        if key not in FUNCTIONS:
-            raise NetlistError(f"unknown function '{tok}' in expression", loc,
-                               did_you_mean(key, list(FUNCTIONS) + list(CONSTANTS)))
-        lo, hi, _ = FUNCTIONS[key]
-        if len(args) < lo or (hi is not None and len(args) > hi):
-            want = (f"{lo} argument{'s' if lo > 1 else ''}" if lo == hi
-                    else f"at least {lo} argument{'s' if lo > 1 else ''}")
-            raise NetlistError(f"{key}() takes {want}, got {len(args)}", loc)
-        return Func(key, args, loc)
-
-    def neg(self, children):
-        return Unary("-", children[0])
-
-    def add(self, children):
-        return Binary("+", *children)
-
-    def sub(self, children):
-        return Binary("-", *children)
-
-    def mul(self, children):
-        return Binary("*", *children)
-
-    def div(self, children):
-        return Binary("/", *children)
-
-    def pow(self, children):
-        return Binary("^", *children)
-
-
-_MANTISSA = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-
-
-def split_number(text: str) -> tuple[float, str]:
-    """``'4.7k'`` -> (4.7, 'k'); ``'1e-3'`` -> (0.001, ''); ``'2e'`` -> (2.0, 'e')."""
-    head = _MANTISSA.match(text).group()
-    return float(head), text[len(head):]
-
-
-def parse_expression(text: str, loc: Loc | None = None):
-    """Parse an expression written without a netlist around it (``--set k={2*a}``).
-
-    Surrounding braces are optional. ``loc`` is where ``text`` starts; node locations
-    are offset from it. Raises NetlistError on a syntax error."""
-    from .parser import parse_expression_text   # the grammar lives with the parser
-    return parse_expression_text(text, loc)
 
 
 # --- analysis -----------------------------------------------------------------------

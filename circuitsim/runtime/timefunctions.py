@@ -1,0 +1,286 @@
+"""Time functions of sources and drives: step, ramp, sin, pulse, pwl, {expr of time}.
+
+Each kind has one numpy kernel ``_kernel(q, t)`` (``q`` = ``_prepare(params)``) that
+broadcasts: a single function calls it with scalar parameters, :class:`TimeFunctionArray`
+with the parameter arrays of all functions of that kind at once (the simulation hot
+path evaluates N sources with one call per kind, not one per source). The netlist
+front-end makes them from written values (:mod:`circuitsim.netlist.timefunctions`).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .expressions import compile_, to_text
+
+
+# Breakpoints of a periodic pulse are listed up to the horizon; a cap keeps a very
+# short period over a long run from producing millions of points.
+MAX_BREAKPOINTS = 100_000
+
+# Pulse edges shorter than this are instantaneous (no overflow in time/edge for any
+# realistic time).
+MIN_EDGE = 1e-200
+
+
+class TimeFunction:
+    """A scalar function of time. Subclasses set ``kind`` and ``params`` (floats).
+
+    ``_prepare(params)`` turns the written parameters into what ``_kernel(q, t)`` needs
+    (both work on scalars and on arrays of many functions' parameters alike)."""
+
+    kind = ""
+    is_constant = False
+
+    def __init__(self, *params: float):
+        self.params = tuple(float(p) for p in params)
+        self._q = self._prepare(self.params)
+
+    def __call__(self, t):
+        value = self._kernel(self._q, t)
+        if np.ndim(t) and not np.ndim(value):
+            value = np.full(np.shape(t), value)
+        return float(value) if np.ndim(value) == 0 else value
+
+    @staticmethod
+    def _prepare(p):
+        return p
+
+    @staticmethod
+    def _kernel(q, t):
+        raise NotImplementedError
+
+    def _points(self, horizon: float) -> list:
+        return []
+
+    def breakpoints(self, horizon: float = math.inf) -> list:
+        """Times in [0, horizon] where the value or its slope jumps."""
+        return sorted({float(x) for x in self._points(horizon) if 0.0 <= x <= horizon})
+
+    def time_scale(self) -> float:
+        """A time over which the value changes smoothly (inf: piecewise linear or
+        constant between breakpoints). The solver limits its step to a fraction of it."""
+        return math.inf
+
+    def __repr__(self) -> str:
+        return f"{self.kind}({', '.join(f'{p:g}' for p in self.params)})"
+
+
+class Constant(TimeFunction):
+    kind = "const"
+    is_constant = True
+
+    @staticmethod
+    def _kernel(q, t):
+        return q[0]
+
+
+class Step(TimeFunction):
+    """step(t0, v0, v1): v0 before t0, v1 from t0 on."""
+    kind = "step"
+
+    @staticmethod
+    def _kernel(q, t):
+        t0, v0, v1 = q
+        return np.where(t < t0, v0, v1)
+
+    def _points(self, horizon):
+        return [self.params[0]]
+
+
+class Ramp(TimeFunction):
+    """ramp(t0, t1, v0, v1): v0 until t0, linear to v1 at t1 (> t0), v1 after."""
+    kind = "ramp"
+
+    @staticmethod
+    def _prepare(p):
+        t0, t1, v0, v1 = p
+        return t0, np.divide(1.0, np.subtract(t1, t0)), v0, np.subtract(v1, v0)
+
+    @staticmethod
+    def _kernel(q, t):
+        t0, inv_span, v0, dv = q
+        frac = np.minimum(np.maximum((t - t0) * inv_span, 0.0), 1.0)   # clip(), but faster
+        return v0 + dv * frac
+
+    def _points(self, horizon):
+        return self.params[:2]
+
+
+class Sine(TimeFunction):
+    """sin(offset, amplitude, freq_hz[, phase_rad]) = offset + amplitude sin(2πft + phase)."""
+    kind = "sin"
+
+    @staticmethod
+    def _prepare(p):
+        offset, amplitude, freq, phase = p
+        return offset, amplitude, np.multiply(2.0 * np.pi, freq), phase
+
+    @staticmethod
+    def _kernel(q, t):
+        offset, amplitude, omega, phase = q
+        return offset + amplitude * np.sin(omega * t + phase)
+
+    def time_scale(self) -> float:
+        freq = abs(self.params[2])
+        return 1.0 / freq if freq > 0 and self.params[1] != 0 else math.inf    # the period
+
+
+class Pulse(TimeFunction):
+    """pulse(v0, v1, delay, rise, fall, width[, period]) with SPICE semantics; period 0
+    (or omitted) gives a single pulse."""
+    kind = "pulse"
+
+    @staticmethod
+    def _prepare(p):
+        v0, v1, delay, rise, fall, width, period = (np.asarray(x, dtype=float) for x in p)
+        # An edge of (near) zero duration is never on its sloped branch; dividing by
+        # 1.0 instead avoids 0/0 and overflow in the branch np.where discards.
+        rise = np.where(rise > MIN_EDGE, rise, 0.0)
+        fall = np.where(fall > MIN_EDGE, fall, 0.0)
+        rise_div = np.where(rise > 0, rise, 1.0)
+        fall_div = np.where(fall > 0, fall, 1.0)
+        period = np.where(period > 0, period, np.inf)   # fmod(tau, inf) = tau: one pulse
+        return (v0, v1 - v0, delay, rise, rise + width, rise + width + fall,
+                rise_div, fall_div, period)
+
+    @staticmethod
+    def _kernel(q, t):
+        v0, dv, delay, rise, top_end, fall_end, rise_div, fall_div, period = q
+        since = t - delay
+        tau = np.fmod(since, period)   # time into the current period
+        shape = np.where(tau < rise, tau / rise_div,
+                         np.where(tau < top_end, 1.0, (fall_end - tau) / fall_div))
+        shape = np.where((since < 0) | (tau >= fall_end), 0.0, shape)
+        return v0 + dv * shape
+
+    def _points(self, horizon):
+        v0, v1, delay, rise, fall, width, period = self.params
+        corners = np.array([0.0, rise, rise + width, rise + width + fall])
+        if period <= 0:
+            count = 1
+        elif not math.isfinite(horizon):
+            count = MAX_BREAKPOINTS // 4
+        else:
+            count = min(max(int((horizon - delay) // period) + 1, 1), MAX_BREAKPOINTS // 4)
+        starts = delay + period * np.arange(count)
+        return (starts[:, None] + corners[None, :]).ravel().tolist()
+
+
+class Pwl(TimeFunction):
+    """pwl(t1, v1, t2, v2, ...): linear between the points, constant outside."""
+    kind = "pwl"
+
+    def __init__(self, times, values):
+        self.params = tuple(float(x) for x in (*times, *values))
+        self.times = np.asarray(times, dtype=float)
+        self.values = np.asarray(values, dtype=float)
+
+    def __call__(self, t):
+        value = np.interp(t, self.times, self.values)
+        return float(value) if np.ndim(value) == 0 else value
+
+    def _points(self, horizon):
+        return self.times.tolist()
+
+    def __repr__(self) -> str:
+        return "pwl(" + ", ".join(f"{a:g}, {b:g}" for a, b in zip(self.times, self.values)) + ")"
+
+
+class ExprFunction(TimeFunction):
+    """An expression of ``time`` (the other names already substituted)."""
+    kind = "expr"
+
+    def __init__(self, tree):
+        self.params = ()
+        self.tree = tree
+        self.key = to_text(tree)
+        self.fn = compile_(tree, ["time"])
+
+    def __call__(self, t):
+        value = np.broadcast_to(self.fn(t), np.shape(t))
+        return float(value) if np.ndim(value) == 0 else np.array(value)
+
+    def __repr__(self) -> str:
+        return "{" + self.key + "}"
+
+
+# --- many functions at once -------------------------------------------------------------
+class TimeFunctionArray:
+    """N time functions evaluated together: ``tfa(t)`` -> (N,) array.
+
+    Entries may be TimeFunctions or plain numbers (constants; None counts as NaN).
+    Constants are filled once; each kind is evaluated with one vectorized kernel call;
+    pwl functions use np.interp each; equal expressions are evaluated once."""
+
+    def __init__(self, functions):
+        funcs = [f if isinstance(f, TimeFunction)
+                 else Constant(math.nan if f is None else float(f)) for f in functions]
+        self.functions = funcs
+        self._base = np.array([f.params[0] if f.is_constant else 0.0 for f in funcs])
+        by_kind: dict = {}
+        for i, f in enumerate(funcs):
+            if not f.is_constant:
+                by_kind.setdefault(type(f), []).append(i)
+        self._groups = []     # (indices, evaluator of t)
+        for cls, idx in by_kind.items():
+            members = [funcs[i] for i in idx]
+            if cls is Pwl:
+                for i, f in zip(idx, members):
+                    self._groups.append((np.array([i]), _pwl_eval(f)))
+            elif cls is ExprFunction:
+                shared: dict = {}
+                for i, f in zip(idx, members):
+                    shared.setdefault(f.key, (f.fn, []))[1].append(i)
+                for fn, where in shared.values():
+                    self._groups.append((np.array(where), fn))
+            else:
+                params = tuple(np.array(col) for col in zip(*(f.params for f in members)))
+                self._groups.append((np.array(idx),
+                                     _kernel_eval(cls._kernel, cls._prepare(params))))
+        self.is_constant = not self._groups
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def __call__(self, t: float) -> np.ndarray:
+        out = self._base.copy()
+        for idx, evaluate in self._groups:
+            out[idx] = evaluate(t)
+        return out
+
+    def time_scale(self) -> float:
+        """The shortest time scale of the functions (see TimeFunction.time_scale)."""
+        return min((f.time_scale() for f in self.functions), default=math.inf)
+
+    def breakpoints(self, horizon: float = math.inf) -> np.ndarray:
+        points = [p for f in self.functions for p in f.breakpoints(horizon)]
+        return np.unique(np.asarray(points, dtype=float))
+
+
+def _kernel_eval(kernel, params):
+    return lambda t: kernel(params, t)
+
+
+def _pwl_eval(f: Pwl):
+    times, values = f.times, f.values
+    return lambda t: np.interp(t, times, values)
+
+
+class TimeVectorArray:
+    """N vectors whose components are time functions: ``tva(t)`` -> (N, size).
+
+    ``vectors``: N sequences of ``size`` entries, each a TimeFunction or a number."""
+
+    def __init__(self, vectors, size: int = 3):
+        self.components = [TimeFunctionArray([v[j] for v in vectors]) for j in range(size)]
+
+    def __call__(self, t: float) -> np.ndarray:
+        return np.stack([c(t) for c in self.components], axis=-1)
+
+    def time_scale(self) -> float:
+        return min(c.time_scale() for c in self.components)
+
+    def breakpoints(self, horizon: float = math.inf) -> np.ndarray:
+        return np.unique(np.concatenate([c.breakpoints(horizon) for c in self.components]))

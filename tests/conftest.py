@@ -1,0 +1,23 @@
+"""Shared test setup. The plain helpers live in helpers.py (``from helpers import
+REPO, NETLISTS, load_netlist, zero_crossings, tolerance_units, ...``); this file makes
+that module importable whatever the working directory and import mode, and provides
+the fixtures."""
+import sys
+from pathlib import Path
+
+import pytest
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:               # pytest's default 'prepend' mode does this already
+    sys.path.insert(0, _HERE)
+
+from helpers import REPO  # noqa: E402
+
+
+@pytest.fixture
+def in_repo(monkeypatch):
+    """Run the test with the repository root as working directory (restored after), for
+    tests that pass repo-relative paths such as ``netlists/fourbar.cir`` on purpose
+    because a message must show the path as the user typed it."""
+    monkeypatch.chdir(REPO)
+    return REPO

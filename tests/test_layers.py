@@ -1,0 +1,178 @@
+"""The package's layers depend one way: netlist -> elements -> assembly -> solver, with
+runtime (the shared run-time mathematics) below the first three.
+
+Every ``import`` in circuitsim/ (including those inside functions) is read with the
+``ast`` module and resolved to the circuitsim module it loads: ``from X import name``
+counts ``X.name`` if that is a module, else ``X``. The implicit import of parent
+packages' ``__init__`` is not counted.
+"""
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from helpers import REPO
+
+PACKAGE = REPO / "circuitsim"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _resolve(name: str) -> str | None:
+    """The longest prefix of a dotted name that is a circuitsim module, if any."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in MODULES:
+            return ".".join(parts[:end])
+    return None
+
+
+def _imported(module: str, node) -> list:
+    """The circuitsim modules one Import/ImportFrom node of ``module`` loads."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            package = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+            parent = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+            base = ".".join(parent + ([node.module] if node.module else []))
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                 for alias in node.names]
+    return [m for m in map(_resolve, names) if m is not None]
+
+
+def _imports() -> dict:
+    """module -> {imported module: 'file:line: import statement'} (first occurrence)."""
+    out = {}
+    for module, path in MODULES.items():
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        found = out.setdefault(module, {})
+        for node in ast.walk(ast.parse(source, str(path))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                where = (f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: "
+                         f"{lines[node.lineno - 1].strip()}")
+                for target in _imported(module, node):
+                    found.setdefault(target, where)
+    return out
+
+
+IMPORTS = _imports()
+
+
+def _graph() -> nx.DiGraph:
+    g = nx.DiGraph()
+    g.add_nodes_from(MODULES)
+    for module, targets in IMPORTS.items():
+        for target, where in targets.items():
+            g.add_edge(module, target, where=where)
+    return g
+
+
+def _in(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def _violations(layer: str, allowed) -> list:
+    return [f"{module} imports {target}  ({where})"
+            for module, targets in sorted(IMPORTS.items()) if _in(module, layer)
+            for target, where in sorted(targets.items()) if not allowed(target)]
+
+
+def test_modules_are_found():
+    assert {"circuitsim.runtime.expressions", "circuitsim.netlist.parser",
+            "circuitsim.assembly.system", "circuitsim.solver.bdf"} <= set(MODULES)
+    assert "circuitsim.runtime.names" in IMPORTS["circuitsim.assembly.numbering"]
+
+
+def test_no_import_cycles():
+    g = _graph()
+    try:
+        cycle = nx.find_cycle(g)
+    except nx.NetworkXNoCycle:
+        return
+    steps = "\n  ".join(f"{a} -> {b}  ({g.edges[a, b]['where']})" for a, b in cycle)
+    pytest.fail(f"import cycle among {', '.join(a for a, _ in cycle)}:\n  {steps}")
+
+
+@pytest.mark.parametrize("layer", ["circuitsim.runtime", "circuitsim.elements",
+                                   "circuitsim.assembly", "circuitsim.solver"])
+def test_lower_layers_do_not_import_the_netlist(layer):
+    bad = _violations(layer, lambda target: not _in(target, "circuitsim.netlist"))
+    if bad:
+        pytest.fail(f"{layer} must not import circuitsim.netlist:\n  " + "\n  ".join(bad))
+
+
+@pytest.mark.parametrize("layer, allowed", [
+    ("circuitsim.solver", ("circuitsim.solver", "circuitsim.errors")),
+    ("circuitsim.runtime", ("circuitsim.runtime", "circuitsim.errors", "circuitsim.units")),
+])
+def test_self_contained_layers(layer, allowed):
+    """The solver and the runtime import only their own modules and a few leaves, and
+    so does everything those leaves import (checked on the whole import closure)."""
+    bad = _violations(layer, lambda target: _in(target, *allowed))
+    if bad:
+        pytest.fail(f"{layer} may import only {', '.join(allowed)}:\n  " + "\n  ".join(bad))
+    g = _graph()
+    for module in (m for m in MODULES if _in(m, layer)):
+        for target in nx.descendants(g, module):
+            if not _in(target, *allowed):
+                path = nx.shortest_path(g, module, target)
+                steps = "\n  ".join(g.edges[a, b]["where"] for a, b in zip(path, path[1:]))
+                pytest.fail(f"{module} reaches {target} through:\n  {steps}")
+
+
+# --- the element protocol is the only way in --------------------------------------------
+OUTSIDE_ELEMENTS = {m: p for m, p in MODULES.items() if not _in(m, "circuitsim.elements")}
+
+
+def _outputs_recognisable_by_name() -> set:
+    """Names of element outputs that code could match to recognise a joint or a body
+    (reactions, violations, coordinates): "gap", ".gap", "Fx", ..."""
+    from circuitsim.elements import element_types
+    names = {o.name for t in element_types().values() for o in t.outputs
+             if o.kind in ("violation", "force", "moment", "coordinate")}
+    return names | {"." + n for n in names}
+
+
+def _code_nodes(tree):
+    """Every node but docstrings."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    return [node for node in ast.walk(tree) if id(node) not in docstrings]
+
+
+@pytest.mark.parametrize("module", sorted(OUTSIDE_ELEMENTS))
+def test_element_types_are_asked_through_the_protocol(module):
+    """Outside elements/: no hasattr (a capability is declared on the element protocol
+    in elements/base.py, with a default), no private attribute of an element type
+    (``etype._F0``), no joint or body recognised by the name of an output (outputs carry
+    a kind)."""
+    path = OUTSIDE_ELEMENTS[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    names = _outputs_recognisable_by_name()
+    bad = []
+    for node in _code_nodes(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "hasattr":
+            bad.append(f"line {node.lineno}: hasattr(...)")
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                and not node.attr.startswith("__")):
+            owner = node.value
+            owner_name = getattr(owner, "attr", None) or getattr(owner, "id", None)
+            if owner_name in ("etype", "type", "element_type"):
+                bad.append(f"line {node.lineno}: private attribute {owner_name}.{node.attr}")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value in names:
+            bad.append(f"line {node.lineno}: output name {node.value!r}")
+    assert not bad, f"{path.relative_to(REPO)}: " + "; ".join(bad)
