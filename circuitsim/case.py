@@ -120,6 +120,7 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     all_names, names = case.all_names, case.recorded
     start = kinematic_start(system, system.initial_values())
     y0 = start.y0
+    system.classify(0.0, y0)
     if on_start is not None:
         on_start(start)
     if max_step is None:

@@ -173,38 +173,63 @@ def _assemble_positions(system, joints, y, hard, targets):
 
 # --- velocities ------------------------------------------------------------------------
 
-def _assemble_velocities(system, joints, y, hard):
-    rows, cols, data = [], [], []
+def _velocity_rows(joints, y):
+    """The velocity-level rows of every joint: (R, kinds, flange node per row or -1)
+    with R sparse over all unknowns; kinds 'c' for a constraint row, 'f' for a flange
+    relation w − W_f·u."""
+    rows, cols, data, kinds, nodes = [], [], [], [], []
     offset = 0
     for g in joints:
         R = g.etype.velocity_rows(y[g.var_idx], g.p)
         N, m, nv = R.shape
+        mc = len(g.etype.constraint_names())
         r = offset + np.arange(N * m).reshape(N, m)
         rows.append(np.repeat(r[:, :, None], nv, axis=2).ravel())
         cols.append(np.repeat(g.var_idx[:, None, :], m, axis=1).ravel())
         data.append(R.ravel())
+        flange = np.full((N, m), -1)
+        flange[:, mc:] = g.var_idx[:, g.etype.flange_vars()]
+        kinds += (["c"] * mc + ["f"] * (m - mc)) * N
+        nodes.append(flange.ravel())
         offset += N * m
     R = sp.csr_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
                       shape=(offset, len(y)))
+    return R, np.array(kinds), np.concatenate(nodes)
+
+
+def _assemble_velocities(system, joints, y, hard):
+    """Body velocities onto W·u = 0 (and onto the relations of flanges whose node is
+    prescribed), mass-weighted; nothing moves when they already hold to VEL_TOL. A free
+    flange node that only its joint determines then follows the bodies, w = W_f·u: it is
+    not a least-squares unknown (a weak one would leak its correction into the bodies)."""
+    R, kinds, node = _velocity_rows(joints, y)
+    shared = np.bincount(node[node >= 0], minlength=len(y))
+    follower = (kinds == "f") & (node >= 0)
+    follower[follower] = ~hard[node[follower]] & (shared[node[follower]] == 1)
     keep = np.zeros(len(y), dtype=bool)
     for g in joints:
         keep[g.var_idx[:, VEL].ravel()] = True
-        keep[g.var_idx[:, g.etype.flange_vars()].ravel()] = True
+    keep[node[(kinds == "f") & ~follower]] = True       # shared flange nodes stay weak
     keep &= ~hard
     keep[system.n:] = False
     free = np.flatnonzero(keep)
-    residual = R @ y
-    if np.abs(residual).max(initial=0.0) <= VEL_TOL or not len(free):
-        return
-    scale = 1.0 / np.sqrt(_velocity_weights(system, joints, len(y))[free])
-    z = lsqr(R[:, free] @ sp.diags(scale), -residual, atol=1e-14, btol=1e-14,
-             iter_lim=10 * len(free))[0]
-    y[free] += scale * z
-    residual = R @ y
-    if np.abs(residual).max() > 1e3 * VEL_TOL * max(1.0, np.abs(y[free]).max()):
-        raise ModelError(_not_assembled(joints, residual, "velocities", "m/s or rad/s",
-                                        "check the .ic velocities", flanges=True),
-                         _worst_loc(joints, residual, flanges=True))
+    active = np.flatnonzero(~follower)
+    Ra = R[active]
+    residual = Ra @ y
+    if np.abs(residual).max(initial=0.0) > VEL_TOL and len(free):
+        scale = 1.0 / np.sqrt(_velocity_weights(system, joints, len(y))[free])
+        z = lsqr(Ra[:, free] @ sp.diags(scale), -residual, atol=1e-14, btol=1e-14,
+                 iter_lim=10 * len(free))[0]
+        y[free] += scale * z
+        residual = Ra @ y
+        if np.abs(residual).max() > 1e3 * VEL_TOL * max(1.0, np.abs(y[free]).max()):
+            full = np.zeros(R.shape[0])
+            full[active] = residual
+            raise ModelError(_not_assembled(joints, full, "velocities", "m/s or rad/s",
+                                            "check the .ic velocities", flanges=True),
+                             _worst_loc(joints, full, flanges=True))
+    rows = np.flatnonzero(follower)                      # w − W_f·u = 0, coefficient 1
+    y[node[rows]] -= R[rows] @ y
 
 
 def _velocity_weights(system, joints, size):
@@ -236,15 +261,39 @@ def _start_coordinates(joints, y, hard):
 # --- reports -------------------------------------------------------------------------------
 
 def _moved(system, before, after, local, joints) -> str:
+    """What moved, largest change first, each value with the digits that show the
+    change, and the resulting change of the stored energy."""
     idx = sorted({int(i) for g in joints for i in g.var_idx[:, local].ravel()
                   if i < system.n})
     changes = [(abs(after[i] - before[i]), system.names[i], before[i], after[i])
                for i in idx if abs(after[i] - before[i]) > 1e-12 * max(1.0, abs(before[i]))]
+    if not changes:
+        return ""
     changes.sort(reverse=True)
-    text = ", ".join(f"{name} {a:.6g} -> {b:.6g}" for _, name, a, b in changes[:REPORT])
+    text = ", ".join(f"{name} {_shown(a, b)}" for _, name, a, b in changes[:REPORT])
     if len(changes) > REPORT:
         text += f" (and {len(changes) - REPORT} more)"
-    return text
+    energy = _stored_energy(system, after) - _stored_energy(system, before)
+    return text + (f"; stored energy {energy:+.3g} J" if energy is not None else "")
+
+
+def _shown(a: float, b: float) -> str:
+    """'a -> b' with enough significant digits to see the difference (6 at least)."""
+    size = max(abs(a), abs(b))
+    digits = 6 if b == a or size == 0 else int(np.clip(
+        np.ceil(np.log10(size / abs(b - a))) + 2, 6, 17))
+    return f"{a:.{digits}g} -> {b:.{digits}g}"
+
+
+def _stored_energy(system, y) -> float | None:
+    """The sum of the elements' stored energies (kinetic, potential) at y (None when
+    no element reports one)."""
+    names = system.output_names()
+    cols = [names.index(n) for n in system.output_names("energy")]
+    if not cols:
+        return None
+    out = system.compute_outputs(np.zeros(1), y[None, :system.n], np.zeros((1, system.n)))
+    return float(out[0, cols].sum())
 
 
 def _joint_rows(joints, flanges=False):

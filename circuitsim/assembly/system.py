@@ -19,6 +19,7 @@ from ..errors import ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from ..solver.problem import DAEProblem
+from .index import multipliers
 from .numbering import Numbering
 
 EVALUATION_ERRORS = (ArithmeticError, ValueError)   # an element saying "y is outside my domain"
@@ -96,7 +97,7 @@ class System(DAEProblem):
         self.atol_scale = np.array([NOMINAL.get(self.units.get(name), 1.0)
                                     for name in self.names])
         self.error_mask = self._error_mask()
-        self.newton_mask = self._newton_mask()
+        self.newton_mask = None         # set by classify() once the start point is known
         self._build_pattern()
         self.breakpoints = self._breakpoints(circuit.tran.tstop or 0.0)
         self.nres = 0
@@ -188,14 +189,11 @@ class System(DAEProblem):
                 mask[g.var_idx[:, local].ravel()] = 0.0
         return mask[:self.n]
 
-    def _newton_mask(self) -> np.ndarray:
-        """0 for multipliers of higher-index constraints (State.index >= 2)."""
-        mask = np.ones(self.n)
-        for inst in self.circuit.elements:
-            for st in inst.type.states:
-                if st.index >= 2:
-                    mask[self.numbering.of(f"{inst.name}.{st.name}")] = 0.0
-        return mask
+    def classify(self, t0: float, y0: np.ndarray) -> None:
+        """Tell the multipliers from the structure at the start point (index.py), once
+        the start-up has switched redundant rows off: they leave Newton's test."""
+        self.multipliers = multipliers(self, t0, y0)
+        self.newton_mask = np.where(self.multipliers, 0.0, 1.0)
 
     def _build_pattern(self) -> None:
         """CSC pattern of dF/dy + cj dF/dy' (plus the diagonal) and the scatter maps."""

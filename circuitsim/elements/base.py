@@ -130,9 +130,6 @@ class State:
     differential: bool = True
     description: str = ""
     init_param: str | None = None
-    # 2 for the multiplier of a velocity- or position-level constraint (a joint force):
-    # it stays out of the local error test and of the Newton convergence test.
-    index: int = 1
 
 
 OUTPUT_KINDS = {

@@ -136,15 +136,15 @@ class Joint(ElementType):
                               for f in cls.flanges))
         m = cls.n_points + cls.n_rotations
         cls.states = (
-            tuple(State(f"f{i + 1}", "N", False, f"reaction force along normal {i + 1}",
-                        index=2) for i in range(cls.n_points))
+            tuple(State(f"f{i + 1}", "N", False, f"reaction force along normal {i + 1}")
+                  for i in range(cls.n_points))
             + tuple(State(f"t{i + 1}", "N*m", False, f"reaction torque about direction "
-                          f"{i + 1}", index=2) for i in range(cls.n_rotations))
+                          f"{i + 1}") for i in range(cls.n_rotations))
             + tuple(State(f"mu{i + 1}", "1", False, "stabilising multiplier (position "
-                          "model)", index=2) for i in range(m))
+                          "model)") for i in range(m))
             + tuple(State(f.flow, "N*m" if f.kind == "rot" else "N", False,
-                          "flow of the axis coupling (drive torque/force on the joint)",
-                          index=2) for f in cls.flanges)
+                          "flow of the axis coupling (drive torque/force on the joint)")
+                    for f in cls.flanges)
             + tuple(State(f.coord, "rad" if f.kind == "rot" else "m", True,
                           "joint coordinate (integral of the axis node's potential)")
                     for f in cls.flanges))

@@ -1,0 +1,80 @@
+"""Which unknowns are multipliers: the index of each unknown from the assembled system's
+structure (not from flags of the elements).
+
+The algebraic part of F(t, y, y') = 0 is the rows in which no y' appears and the columns
+of the algebraic unknowns (id = 0). In an index-1 system it determines the algebraic
+unknowns: a perfect matching pairs each algebraic row with an algebraic column on the
+pattern of ∂F/∂y. A multiplier — a joint's reaction, the flow of a potential source
+that prescribes a constrained motion (`V Vd drive 0` on a joint's flange: the source's
+current and the flange torque balance each other, ``JA.tau + Vd.i = 0``, and neither
+is fixed by an algebraic equation alone) — is determined only through the derivative of
+a constraint: its column is left unmatched, and so is every algebraic column reachable
+from an unmatched one by an alternating path (Dulmage–Mendelsohn: the under-determined
+part). Those are the multipliers.
+
+The pattern is taken from the values of the Jacobian at the start point and at a
+perturbed point (an entry that vanishes at both is absent): switched-off redundant rows
+of a closed loop (whose λ entry is 1 − active = 0 when the row is on) and accidental
+zeros of a symmetric start are told apart.
+
+Multipliers are left out of Newton's convergence test (their corrections are rounding
+noise amplified by cj = γ/h: weighted like states they make the test fail ever harder
+as the step shrinks) and, being algebraic, out of the local error test.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+PERTURBATION = 1e-3      # relative change of the perturbed point (exposes accidental zeros)
+SEED = 12345             # the perturbation is reproducible
+EVALUATION_ERRORS = (ArithmeticError, ValueError)
+
+
+def multipliers(problem, t0: float, y0: np.ndarray) -> np.ndarray:
+    """Boolean mask (n,) of the unknowns that are multipliers of higher-index
+    constraints, from the structure of ``problem`` near (t0, y0)."""
+    n = problem.n
+    rng = np.random.default_rng(SEED)
+    y1 = y0 * (1.0 + PERTURBATION * rng.uniform(-1, 1, n)) + PERTURBATION * rng.uniform(-1, 1, n)
+    yp1 = rng.uniform(-1, 1, n)
+    dfdy = dfdyp = sp.csr_matrix((n, n))
+    for y, yp in ((y0, np.zeros(n)), (y1, yp1)):
+        with np.errstate(all="ignore"):
+            try:
+                J0 = problem.jacobian(t0, y, yp, 0.0)
+                J1 = problem.jacobian(t0, y, yp, 1.0) - J0
+            except EVALUATION_ERRORS:       # the perturbed point left a model's domain
+                continue
+        dfdy = dfdy + abs(J0)
+        dfdyp = dfdyp + abs(J1)
+    dfdy, dfdyp = sp.csr_matrix(dfdy), sp.csr_matrix(dfdyp)
+    dfdy.eliminate_zeros()
+    dfdyp.eliminate_zeros()
+    rows = np.flatnonzero(np.diff(dfdyp.indptr) == 0)          # no y' in the row
+    cols = np.flatnonzero(np.asarray(problem.id) == 0)          # algebraic unknowns
+    if not len(rows) or not len(cols):
+        return np.zeros(n, dtype=bool)
+    B = sp.csr_matrix(dfdy[rows][:, cols])
+    B.data[:] = 1.0
+    match = maximum_bipartite_matching(B, perm_type="row")     # column -> row, or -1
+    row_of_col = match
+    col_of_row = np.full(len(rows), -1)
+    col_of_row[match[match >= 0]] = np.flatnonzero(match >= 0)
+    Bc = B.tocsc()
+    marked = np.zeros(len(cols), dtype=bool)
+    queue = deque(np.flatnonzero(row_of_col < 0))
+    marked[list(queue)] = True
+    while queue:                         # alternating paths: column -> row -> its column
+        c = queue.popleft()
+        for r in Bc.indices[Bc.indptr[c]:Bc.indptr[c + 1]]:
+            partner = col_of_row[r]
+            if partner >= 0 and not marked[partner]:
+                marked[partner] = True
+                queue.append(partner)
+    out = np.zeros(n, dtype=bool)
+    out[cols[marked]] = True
+    return out
