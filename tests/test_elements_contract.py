@@ -66,14 +66,20 @@ def _case(etype, seed, variant, form):
     """A group in ``form``: (its parameters, the normal parameters — from which the
     assembler takes the pattern, once for both forms — x, x', n_extra). The
     initialisation form is told a random (seeded) set of determined local variables, as
-    the assembler tells it which ones other equations determine (bind_determined)."""
+    the assembler tells it which ones other equations determine, some of them
+    prescribed with a known rate (bind_determined)."""
     p, x, xp, n_extra = _group(etype, seed, variant)
     if form == "normal":
         return p, p, x, xp, n_extra
     p_init = etype.initialisation_params(p)
     if p_init is None:
         pytest.skip("the initialisation form is the normal form")
-    etype.bind_determined(p_init, np.random.default_rng(seed + 100).random(x.shape) < 0.5)
+    rng = np.random.default_rng(seed + 100)
+    determined = rng.random(x.shape) < 0.5
+    # some determined variables are prescribed by a source, with a known rate
+    rates = np.where(determined & (rng.random(x.shape) < 0.5), rng.normal(size=x.shape),
+                     np.nan)
+    etype.bind_determined(p_init, determined, lambda t: rates)
     return p_init, p, x, xp, n_extra
 
 

@@ -244,10 +244,12 @@ class ElementType:
         '0' included). Joints compute their local attachment points here."""
 
     @classmethod
-    def bind_determined(cls, p_init, local_determined: np.ndarray) -> None:
+    def bind_determined(cls, p_init, local_determined: np.ndarray, local_rates) -> None:
         """Told, once the unknowns are classified, which local variables (N, nvars) other
         equations determine at t0 — differential unknowns, and nodes of potential
-        sources — for initialisation forms that depend on it."""
+        sources — for initialisation forms that depend on it; ``local_rates(t)`` gives
+        (N, nvars) the known time derivative of each local variable a potential source
+        prescribes (its dV/dt), NaN for the others."""
 
     @classmethod
     def imposed_potential(cls, t: float, p) -> np.ndarray | None:

@@ -266,6 +266,8 @@ class Joint(ElementType):
         p.model = instances[0].params["model"]
         p.init = False
         p.flange_differential = np.zeros((N, cls._nf), dtype=bool)
+        p.flange_prescribed = np.zeros((N, cls._nf), dtype=bool)
+        p.flange_rate = lambda t: np.zeros((N, cls._nf))
 
         def stack(key, shape):
             return np.array([np.asarray(i.params.get(key, np.zeros(shape)), dtype=float)
@@ -297,10 +299,15 @@ class Joint(ElementType):
         return init
 
     @classmethod
-    def bind_determined(cls, p_init, local_determined):
+    def bind_determined(cls, p_init, local_determined, local_rates):
         """Flange nodes that other equations determine (an inertia or a potential
-        source on them): their relation is differentiated while initialising, (6)."""
-        p_init.flange_differential = local_determined[:, cls._F0:cls._F0 + cls._nf]
+        source on them): their relation is differentiated while initialising, (6), with
+        the node's w' the source's dV/dt where a source prescribes it (so the reactions
+        at t = 0 include the prescribed acceleration)."""
+        F = cls.flange_vars()
+        p_init.flange_differential = local_determined[:, F]
+        p_init.flange_rate = lambda t: local_rates(t)[:, F]
+        p_init.flange_prescribed = ~np.isnan(p_init.flange_rate(0.0))
 
     # --- kernels ---------------------------------------------------------------------------
     @classmethod
@@ -368,8 +375,8 @@ class Joint(ElementType):
             out[:, M0:M0 + m] = mu
         rel = wf - np.einsum("nfj,nj->nf", Wf, x26)                                     # (6)
         if p.init and nf:
-            acc = xp[:, F0:F0 + nf] - np.einsum(
-                "nfj,nj->nf", velocity_gradient(Wf, dWf, x26), xp26)
+            w_rate = np.where(p.flange_prescribed, p.flange_rate(t), xp[:, F0:F0 + nf])
+            acc = w_rate - np.einsum("nfj,nj->nf", velocity_gradient(Wf, dWf, x26), xp26)
             rel = np.where(p.flange_differential, acc, rel)
         out[:, T0:T0 + nf] = rel
         out[:, C0:C0 + nf] = xp[:, C0:C0 + nf] - wf                                     # (7)
@@ -429,7 +436,7 @@ class Joint(ElementType):
             J[:, T, Fl] = np.where(d, 0.0, eye_f)
             J[:, T, :NV2] = np.where(d, -np.einsum("nfij,nj->nfi", dWf, xp26),
                                      J[:, T, :NV2])
-            Jp[:, T, Fl] = np.where(d, eye_f, 0.0)
+            Jp[:, T, Fl] = np.where(d & ~p.flange_prescribed[:, :, None], eye_f, 0.0)
             Jp[:, T, :NV2] = np.where(d, -velocity_gradient(Wf, dWf, x26), 0.0)
         Jp[:, C, C] = eye_f
         J[:, C, Fl] = -eye_f
