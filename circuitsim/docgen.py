@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from .elements import element_types
-from .elements.base import REQUIRED
+from .elements.base import REQUIRED, RatioUnit
 
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "elements.md"
 
@@ -33,6 +33,8 @@ def _unit(unit) -> str:
         return "SI (depends on the domains)"
     if isinstance(unit, str):
         return "—" if unit == "1" else unit
+    if isinstance(unit, RatioUnit):
+        return f"SI of {unit}"
     if isinstance(unit, (list, tuple)):
         return "(" + ", ".join("1" if u == "1" else u for u in unit) + ")"
     return "; ".join(f"{u} ({d})" for d, u in unit.items())

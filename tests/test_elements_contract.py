@@ -12,7 +12,8 @@ import pytest
 
 from circuitsim.assembly.system import prepare_params
 from circuitsim.elements import element_types
-from circuitsim.elements.base import DOMAINS, FRAME_VARS, ElementInstance, ElementType, Port
+from circuitsim.elements.base import (DOMAINS, FRAME_VARS, ElementInstance, ElementType, Port,
+                                     RatioUnit)
 from circuitsim.elements.registry import _modules, collect
 from circuitsim.units import UnitError, parse_unit
 
@@ -239,19 +240,9 @@ def test_wrench_imbalance_sees_a_moment_about_the_wrong_point():
     assert moment == pytest.approx(np.abs(np.cross(d, f)).max(), rel=1e-12)
 
 
-# Known gap, reported to the lead: the ratio of a two-domain coupler has a unit that
-# depends on both domains (V·s/rad, N/A, ...), which neither a str nor a dict by one
-# domain expresses; these declare None (SI, a unit suffix is not checked). Strict: once
-# one declares a unit it fails here until taken off this list.
-CROSS_DOMAIN_RATIOS = {("transformer", "n"), ("gyrator", "k")}
-
-
 def _unit_cases() -> list:
     """(keyword, parameter) of every parameter of every type."""
-    gap = pytest.mark.xfail(strict=True, reason="unit of a ratio between two domains")
-    return [pytest.param(k, par, id=f"{k}-{par.name}",
-                         marks=[gap] if (k, par.name) in CROSS_DOMAIN_RATIOS else [])
-            for k, t in TYPES for par in t.params]
+    return [pytest.param(k, par, id=f"{k}-{par.name}") for k, t in TYPES for par in t.params]
 
 
 def _check_unit(unit: str, where: str) -> None:
@@ -265,8 +256,9 @@ def _check_unit(unit: str, where: str) -> None:
 @pytest.mark.parametrize("keyword,par", _unit_cases())
 def test_parameter_units_are_explicit_si_units(keyword, par):
     """A parameter's unit is a str the units module reads as an SI unit ('1':
-    dimensionless, the unit of every choice), a dict domain -> such a str, or for a
-    vector one such str per component; None only for a node name."""
+    dimensionless, the unit of every choice), a dict domain -> such a str, for a
+    vector one such str per component, or a RatioUnit of two ports' quantities that
+    resolves to such a str in every pair of domains; None only for a node name."""
     where = f"{keyword}.{par.name}"
     if par.kind == "node":
         assert par.unit is None, f"{where}: a node name has no unit (None)"
@@ -281,6 +273,11 @@ def test_parameter_units_are_explicit_si_units(keyword, par):
         assert par.kind in ("vector", "timevector") and len(par.unit) == par.size, \
             f"{where}: one unit per component of a vector of size {par.size}"
         units = list(par.unit)
+    elif isinstance(par.unit, RatioUnit):
+        ports = {p.name for p in dict(TYPES)[keyword].ports}
+        assert {par.unit.numerator[1], par.unit.denominator[1]} <= ports, where
+        units = [par.unit.resolve({par.unit.numerator[1]: a, par.unit.denominator[1]: b})
+                 for a in DOMAINS for b in DOMAINS]
     else:
         units = [par.unit]
     for unit in units:

@@ -16,6 +16,7 @@ be non-zero (None: dense); the contract tests check it against finite difference
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import ClassVar
@@ -86,12 +87,59 @@ class Port:
         return len(FRAME_VARS) if self.frame else 1
 
 
+def _terms(unit: str) -> tuple:
+    """('N*m/s' ->) the multiplied and the divided terms of a unit: (['N', 'm'], ['s'])."""
+    up, down, sign = [], [], "*"
+    for token in re.split(r"([*/])", unit):
+        if token in "*/":
+            sign = token or sign
+        elif token != "1":
+            (up if sign == "*" else down).append(token)
+    return up, down
+
+
+@dataclass(frozen=True)
+class RatioUnit:
+    """The unit of a ratio of two port quantities whose domains the connection decides
+    (a transformer's (p_a − p_b)/(p_c − p_d): V·s/rad for a DC motor, 1 for a gear).
+    ``numerator`` and ``denominator`` are (quantity, port): quantity 'potential' or
+    'flow' of that port's domain."""
+    numerator: tuple
+    denominator: tuple
+
+    def resolve(self, port_domains: dict) -> str | None:
+        """The SI unit for the ports' domains (port name -> domain), None while a
+        domain is unknown (the value is then taken as SI, unchecked)."""
+        parts = []
+        for quantity, port in (self.numerator, self.denominator):
+            domain = port_domains.get(port)
+            if domain is None:
+                return None
+            parts.append((POTENTIAL_UNIT if quantity == "potential" else FLOW_UNIT)[domain])
+        up, down = _terms(parts[0])
+        down_of_denominator, up_of_denominator = _terms(parts[1])
+        up, down = up + up_of_denominator, down + down_of_denominator
+        for term in list(up):                         # cancel: rad*s/s/rad -> 1
+            if term in down:
+                up.remove(term)
+                down.remove(term)
+        text = "*".join(up) or "1"
+        return text + "".join("/" + term for term in down)    # V*s/rad, m/s/Pa
+
+    def __str__(self) -> str:
+        names = {"potential": "p", "flow": "f"}
+        return (f"{names[self.numerator[0]]}_{self.numerator[1]}/"
+                f"{names[self.denominator[0]]}_{self.denominator[1]}")
+
+
 @dataclass(frozen=True)
 class Param:
     """An element parameter.
 
-    ``unit``: the SI unit (str, '1' = dimensionless) or a dict domain -> SI unit for
-    elements whose meaning depends on the domain they are connected in.
+    ``unit``: always explicit: the SI unit (str, '1' = dimensionless), a dict domain ->
+    SI unit for elements whose meaning depends on the domain they are connected in, one
+    unit per component (list) for a vector, a RatioUnit for a ratio between two port
+    groups' quantities, or None for a node name.
     ``kind``: 'real' (number or expression), 'time' (may also be a time function),
     'timevector' (``size`` components, each may be a time function),
     'choice' (an identifier from ``choices``), 'vector' (``size`` components),
@@ -100,7 +148,7 @@ class Param:
     ``positive``/``nonnegative``: bounds checked at elaboration.
     """
     name: str
-    unit: str | dict | None       # explicit, always: '1' dimensionless, None for kind 'node'
+    unit: str | dict | list | RatioUnit | None
     default: object = REQUIRED
     description: str = ""
     kind: str = "real"
@@ -113,7 +161,7 @@ class Param:
         """The SI unit in ``domain`` (None if the domain is unknown and it varies)."""
         if isinstance(self.unit, str):
             return self.unit
-        if domain in self.unit:
+        if isinstance(self.unit, dict) and domain in self.unit:
             return self.unit[domain]
         return None
 

@@ -13,7 +13,7 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Param, Port
+from .base import ElementType, Param, Port, RatioUnit
 
 
 class Gyrator(ElementType):
@@ -21,7 +21,8 @@ class Gyrator(ElementType):
     description = "ideal gyrator: f_ab = k·(p_c − p_d), f_cd = −k·(p_a − p_b)"
     ports = (Port("a", group="a"), Port("b", group="a"), Port("c", group="c"),
              Port("d", group="c"))
-    params = (Param("k", None, description="ratio f_ab/(p_c − p_d), SI units"),)
+    params = (Param("k", RatioUnit(("flow", "a"), ("potential", "c")),
+                    description="ratio f_ab/(p_c − p_d), SI units"),)
     positional_param = "k"
     pattern = np.array([[0, 0, 1, 1], [0, 0, 1, 1], [1, 1, 0, 0], [1, 1, 0, 0]], dtype=bool)
 

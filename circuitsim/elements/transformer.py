@@ -17,7 +17,7 @@ Examples
 """
 import numpy as np
 
-from .base import ElementType, Param, Port, State
+from .base import ElementType, Param, Port, RatioUnit, State
 from .resistor import _FLOW
 
 
@@ -26,7 +26,8 @@ class Transformer(ElementType):
     description = "ideal transformer: p_a − p_b = n·(p_c − p_d), f_cd = −n·f_ab"
     ports = (Port("a", group="a"), Port("b", group="a"), Port("c", group="c"),
              Port("d", group="c"))
-    params = (Param("n", None, description="ratio (p_a − p_b)/(p_c − p_d), SI units"),)
+    params = (Param("n", RatioUnit(("potential", "a"), ("potential", "c")),
+                    description="ratio (p_a − p_b)/(p_c − p_d), SI units"),)
     states = (State("i", _FLOW, False, "flow from a through the element to b"),)
     positional_param = "n"
     pattern = np.array([[0, 0, 0, 0, 1], [0, 0, 0, 0, 1], [0, 0, 0, 0, 1],

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..elements import element_types, lookup
-from ..elements.base import FRAME_VARS, REQUIRED, ElementInstance
+from ..elements.base import FRAME_VARS, REQUIRED, ElementInstance, RatioUnit
 from ..errors import Loc, ModelError, NetlistError, did_you_mean
 from ..runtime import expressions
 from ..runtime.names import GROUND
@@ -268,9 +268,12 @@ class Elaborator:
                 what = f"{el.type.keyword} {el.name}: {par.name}"
                 if par.name in el.assigns:
                     value, scope = el.assigns[par.name]
+                    port_domains_by_name = {p.name: d for p, d in zip(el.type.ports,
+                                                                      port_domains)}
                     inst.params[par.name] = self._convert_value(par, value, scope, dom,
                                                                 allowed, what, el.prefix,
-                                                                el.portmap)
+                                                                el.portmap,
+                                                                port_domains_by_name)
                     inst.explicit.add(par.name)
                 elif par.default is REQUIRED:
                     unit = par.unit_for(dom) or (par.unit if isinstance(par.unit, str) else "")
@@ -285,7 +288,8 @@ class Elaborator:
             out.append(inst)
         return out
 
-    def _convert_value(self, par, value, scope, dom, allowed, what, prefix="", portmap=None):
+    def _convert_value(self, par, value, scope, dom, allowed, what, prefix="", portmap=None,
+                       port_domains=None):
         if par.kind == "choice":
             return values.to_choice(value, par.choices, what)
         if par.kind == "node":
@@ -301,7 +305,7 @@ class Elaborator:
                                                  for n in expressions.free_names(tree)
                                                  if n != "time"})
             return tree
-        units = self._candidate_units(par, dom, allowed)
+        units = self._candidate_units(par, dom, allowed, port_domains or {})
         first_error = None
         results = []
         for unit in units:
@@ -322,9 +326,11 @@ class Elaborator:
         return results[0]
 
     @staticmethod
-    def _candidate_units(par, dom, allowed) -> list:
+    def _candidate_units(par, dom, allowed, port_domains) -> list:
         if isinstance(par.unit, str) or par.unit is None:
             return [par.unit]
+        if isinstance(par.unit, RatioUnit):            # known once the ports' domains are
+            return [par.unit.resolve(port_domains)]
         if isinstance(par.unit, (list, tuple)):       # one unit per vector component
             return [list(par.unit)]
         first = [par.unit[dom]] if dom in par.unit else []
