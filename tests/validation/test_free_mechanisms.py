@@ -1,0 +1,69 @@
+"""Free motion of IFToMM benchmark mechanisms against exact 1-DOF references written
+separately (ref_spatial_slider_crank.py, ref_double_fourbar.py).
+
+The full convergence tables (rtol 1e-6 ... 1e-10) are printed by
+``python benchmarks/convergence.py``; docs/validation.md lists them.
+"""
+import numpy as np
+import pytest
+
+import circuitsim
+from helpers import REPO
+from validation import ref_double_fourbar, ref_spatial_slider_crank
+
+HERE = REPO / "tests" / "validation"
+FOURBAR_JOINTS = ("G1", "G2", "G3", "T1", "T2", "T3", "T4")
+
+
+def stored_energy(res) -> np.ndarray:
+    return sum(res[n] for n in res.names if n.endswith((".T", ".U")))
+
+
+@pytest.mark.slow
+def test_spatial_slider_crank_follows_the_exact_model():
+    """Started at exactly consistent velocities: the start-up moves nothing. Slider
+    position against the exact model over 5 s at rtol 1e-8: measured 5.8e-6 m (the
+    issue's target, 1e-6 m at rtol 1e-9, needs the bodies' velocities in the error
+    test); energy 1.9e-6 J of 0.72 J."""
+    net = circuitsim.load(HERE / "spatial_slider_crank.cir")
+    assert net.check().notes == []
+    res = net.simulate(rtol=1e-8, atol=1e-11)
+    err = np.max(np.abs(res["slider.x"] - ref_spatial_slider_crank.slider_x(res.t)))
+    assert err < 1.5e-5
+    energy = stored_energy(res)
+    assert np.max(np.abs(energy - energy[0])) < 5e-6
+
+
+def double_fourbar(model, rtol, atol):
+    net = circuitsim.load(HERE / "double_fourbar.cir")
+    return net.simulate(rtol=rtol, atol=atol, set={f"{j}.model": model for j in FOURBAR_JOINTS})
+
+
+def test_double_fourbar_passes_ten_flat_configurations():
+    """The rockers go full circle and pass the flat configuration (a rank change of the
+    constraints) ten times in 10 s; the position model at rtol 1e-9, atol 1e-9 stays on
+    the parallelogram branch: rocker angle and coupler position within 4.2e-6 of the
+    exact solution (measured), energy within 1.0e-5 J of 35.8 J."""
+    res = double_fourbar("position", 1e-9, 1e-9)
+    assert len(ref_double_fourbar.passages(10.0)) == 10
+    phi = -res["G1.angle"]                    # the reference's angle turns about −z
+    assert np.max(np.abs(phi - ref_double_fourbar.rocker_angle(res.t))) < 1e-5
+    cx, cy = ref_double_fourbar.coupler_centre(res.t, 0)
+    assert np.max(np.hypot(res["C1.x"] - cx, res["C1.y"] - cy)) < 1e-5
+    assert np.max(np.abs(res["C1.wz"])) < 1e-6              # the couplers translate
+    energy = stored_energy(res)
+    assert np.max(np.abs(energy - energy[0])) < 3e-5
+
+
+@pytest.mark.xfail(strict=True, reason="singular configurations at tight tolerances: "
+                   "Newton stalls at the rounding level before the first flat passage")
+def test_double_fourbar_position_model_at_tight_tolerances():
+    res = double_fourbar("position", 1e-9, 1e-12)
+    assert np.max(np.abs(-res["G1.angle"] - ref_double_fourbar.rocker_angle(res.t))) < 1e-6
+
+
+@pytest.mark.xfail(strict=True, reason="the velocity model leaves the parallelogram branch "
+                   "at the first flat passage")
+def test_double_fourbar_velocity_model_stays_on_the_branch():
+    res = double_fourbar("velocity", 1e-6, 1e-9)
+    assert np.max(np.abs(-res["G1.angle"] - ref_double_fourbar.rocker_angle(res.t))) < 1e-2
