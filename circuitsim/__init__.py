@@ -1,7 +1,7 @@
 """circuitsim — mechanisms and their actuators as equivalent circuits.
 
 Velocities and angular velocities are potentials, forces and torques are flows
-(physics.md). Netlists are parsed, elaborated, assembled into F(t, y, y') = 0 and
+(docs/conventions.md). Netlists are parsed, elaborated, assembled into F(t, y, y') = 0 and
 integrated by a variable-order BDF solver.
 """
 from .api import Netlist, load, parse

@@ -19,8 +19,9 @@ DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "elements.md"
 HEADER = """# Element reference
 
 Generated from the element registry by `python -m circuitsim.docgen`; do not edit by hand
-(a test fails when this page is stale). Signs follow physics.md: the flow of an element is
-counted positive *into* the element at its port `a` (from `a` through the element to `b`).
+(a test fails when this page is stale). Signs follow [conventions.md](conventions.md) §1:
+the flow of an element is counted positive *into* the element at each port, so at its
+port `a` it goes from `a` through the element to `b`.
 Potentials: V (electrical), m/s (translational), rad/s (rotational), Pa (hydraulic);
 flows: A, N, N·m, m³/s. Units in the tables are SI; any listed unit may be written with a
 scale prefix or as an equivalent unit (`10mH`, `300rpm`, `2bar`, `5g`).

@@ -1,4 +1,4 @@
-"""The rigid body element (physics.md §3): kernel rows, quaternion kinematics, and a
+"""The rigid body element (conventions.md §3): kernel rows, quaternion kinematics, and a
 torque-free body integrated on its own residual (energy and angular momentum)."""
 import numpy as np
 import pytest

@@ -12,7 +12,7 @@ model written here (never against numbers taken from the simulator):
   turns everything by Rz(a); a rotation by b about -y is Ry(-b) (x -> (cos b, 0, sin b):
   a positive angle lifts the arm), so upper = Rz(a) Ry(-b), fore and tool = Rz(a) Ry(-(b+c)).
   The joint torque ID_j is the component along the joint axis n_j of the moment that the
-  parent applies to the child: the flange torque tau_j, which physics.md section 6 applies
+  parent applies to the child: the flange torque tau_j, which conventions.md §5 applies
   as +tau n to frame 2 (the child) and -tau n to frame 1, so the flange torque enters with
   a plus sign (checked against the engine's W.tau etc. below).
 * the drives, from library/dcmotor.lib and library/gear.lib: the gear is a transformer
@@ -353,7 +353,7 @@ def test_position_model_vs_reference(base, ref):
                             (peaks 1.41, 2.07, 0.85 A)
       flange rates          4.3e-8, 4.8e-8 (t = 0), 4.3e-8    < 2e-7 rad/s
       flange torques vs ID(q, q', q'')  2.3e-6, 8.7e-7, 6.5e-7 N m  < 1e-5
-                            (this fixes the sign of physics.md section 6)
+                            (this fixes the sign of conventions.md §5)
       loop voltages uw, us, ue 1.5e-7, 8.3e-8, 6.1e-8 V       < 6e-7
     The errors follow rtol (at 1e-7: 6.4e-8 rad and 8.2e-6 A on the waist; at 1e-9:
     2.9e-10 rad, 4.3e-8 A), i.e. they are the engine's integration error. The loop

@@ -75,7 +75,7 @@ def test_heavy_top_precesses_at_the_gyroscopic_rate(top, study):
 
 
 def test_heavy_top_without_gyroscopic_term_precesses_at_the_wrong_rate(top):
-    """gyro=0 (paper 001's body): J dw/dt = M turns the spin vector itself, about the
+    """gyro=0 (the simplified body): J dw/dt = M turns the spin vector itself, about the
     transverse moment A, so the top precesses at ~ m g l / (A ws) instead of
     m g l / (C ws), and nutates. It does not fall either: the torque is still
     perpendicular to a fast spin."""

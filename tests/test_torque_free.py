@@ -150,7 +150,7 @@ def test_intermediate_axis_flip_times_match_the_exact_solution():
 
 
 def test_without_gyroscopic_term_angular_momentum_is_not_conserved():
-    """gyro=0 drops ω × (Jω) (paper 001's body model): J·dω/dt = 0 in global components
+    """gyro=0 drops ω × (Jω) (the simplified body model): J·dω/dt = 0 in global components
     with J = A·Jc·Aᵀ turning with the body, so H = Jω is no longer constant — the term
     is what makes a free body conserve its angular momentum (and a top precess)."""
     res = circuitsim.load(NETLIST).simulate(rtol=1e-8, atol=1e-10, set={"B.gyro": 0})

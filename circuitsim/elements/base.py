@@ -8,7 +8,7 @@ group) with all instances at once:
   the element's own internal states, then any extra variables it reads
   (:meth:`ElementType.extra_vars`, e.g. the nodes a behavioural source refers to);
 * local rows (shape (N, nrows)) are: the flow *into the element* at each port (added to
-  that node's Kirchhoff balance, physics.md §1), then one equation per internal state.
+  that node's Kirchhoff balance, conventions.md §1), then one equation per internal state.
 
 ``residual`` returns F (N, nrows); ``jacobian`` returns dF/dx and dF/dx' (N, nrows,
 nvars). The solver owns cj. ``pattern`` (nrows, nvars) bool marks the entries that can
@@ -28,7 +28,7 @@ REQUIRED = object()   # default of a parameter the user must give
 DOMAINS = ("electrical", "translational", "rotational", "hydraulic")
 MECHANICAL = ("translational", "rotational")
 
-# Units of potential and flow per domain (physics.md §1), used in docs and checks.
+# Units of potential and flow per domain (conventions.md §1), used in docs and checks.
 POTENTIAL_UNIT = {"electrical": "V", "translational": "m/s", "rotational": "rad/s",
                   "hydraulic": "Pa"}
 FLOW_UNIT = {"electrical": "A", "translational": "N", "rotational": "N*m",

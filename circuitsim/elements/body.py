@@ -1,4 +1,4 @@
-"""body — a free rigid body in 3D, its orientation a unit quaternion (physics.md §3).
+"""body — a free rigid body in 3D, its orientation a unit quaternion (conventions.md §3).
 
 Ports
     None written: a body B owns six nodes, global components — B.vx B.vy B.vz
@@ -15,12 +15,12 @@ Parameters
       euler = (phi, theta, psi) z-y-x intrinsic (yaw psi about z, then pitch theta about
                                 the new y, then roll phi about the newest x):
                                 A = Rz(psi)·Ry(theta)·Rx(phi).
-    gyro: 1 (default) keeps the gyroscopic term ω × (Jω); 0 drops it (paper 001's model).
+    gyro: 1 (default) keeps the gyroscopic term ω × (Jω); 0 drops it (the simplified body model).
     g: gravity (m/s²), set from ``.gravity`` unless written.
 Internal variables
     x, y, z (m): centre of mass; q0, q1, q2, q3: unit quaternion, local → global.
-Equations (flows into the body at its nodes, physics.md §1 and §3)
-    A = A(q) the direction-cosine matrix of physics.md §3, J = A·Jc·Aᵀ (global)
+Equations (flows into the body at its nodes, conventions.md §1 and §3)
+    A = A(q) the direction-cosine matrix of conventions.md §3, J = A·Jc·Aᵀ (global)
     (1) rows vx, vy, vz:  m·dV/dt − m·g                  (gravity: an applied force m·g)
     (2) rows wx, wy, wz:  J·dω/dt + gyro·ω × (J·ω)
     (3) rows x, y, z:     dr/dt − V
@@ -97,7 +97,7 @@ class Body(ElementType):
               "intrinsic angles (phi, theta, psi): A = Rz(psi)·Ry(theta)·Rx(phi)",
               kind="vector", size=3),
         Param("gyro", "1", default=1.0, description="1: include the gyroscopic term "
-              "ω × (Jω); 0: omit it (paper 001's simplified model)"),
+              "ω × (Jω); 0: omit it (simplified body model)"),
         Param("g", "m/s^2", default=ZERO3, description="gravity (gx, gy, gz), set by "
               "`.gravity`", kind="vector", size=3),
     )

@@ -13,7 +13,7 @@ Sign convention
 Outputs
     C1.i: the flow f; C1.E: the stored energy ½·C·(p_a − p_b)² (J).
 References
-    physics.md §1. Example: ``C C1 n3 0 C=10u ic=0``
+    conventions.md §1. Example: ``C C1 n3 0 C=10u ic=0``
 """
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""Constraint primitives between two frames (paper 004, physics.md §5), vectorized.
+"""Constraint primitives between two frames (conventions.md §4), vectorized.
 
 Every joint is a set of scalar constraints g_k(positions) = 0 of two kinds:
 
@@ -16,7 +16,7 @@ dg/dt = W(positions)·u, with (s1 = P2 − p1 the arm of frame 1 to the point of
 
 Wᵀλ is the generalized force of the constraint: λ is the force along n (torque about
 d) that frame 1 exerts on frame 2 — frame 2 receives λn at P2 (λd), frame 1 the
-opposite at the same point. A joint's axis coupling (flange, physics.md §6) uses the
+opposite at the same point. A joint's axis coupling (flange, conventions.md §5) uses the
 same rows: along an axis the point-on-plane row with normal = axis (relative velocity
 along it), about an axis W = (0, −n, 0, n) (relative angular velocity about it).
 

@@ -1,4 +1,4 @@
-"""cylindrical — rotation about and translation along one axis (paper 004: 2
+"""cylindrical — rotation about and translation along one axis (conventions.md §4: 2
 point-on-plane + 2 rotation restrictions), in the three models of the spherical joint.
 
 Ports
@@ -14,7 +14,7 @@ Internal variables
     f1, f2 (N): reaction forces along e1, e2; t1, t2 (N·m): reaction torques about e1,
     e2; mu1..mu4: stabilisation (position model); tau (N·m), f (N): flows of the axis
     nodes; angle (rad), s (m): joint coordinates.
-Equations (physics.md §5, §6; see joint.py for the models)
+Equations (conventions.md §4, §5; see joint.py for the models)
     (1) two point-on-plane constraints: the point of frame 2 stays on the axis line
     (2) two rotation restrictions: no relative rotation about e1, e2
     (3) w = (ω2 − ω1)·n with torque τn; v = d/dt[(P2 − P1)·n] with force f·n

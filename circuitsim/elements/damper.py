@@ -7,7 +7,7 @@ Parameters
 Equations
     (1) f = b · (p_a − p_b)
 References
-    physics.md §1. Example: ``damper D1 v1 0 b=0.5``
+    conventions.md §1. Example: ``damper D1 v1 0 b=0.5``
 """
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""fixed — rigid connection: no relative motion (paper 004: spherical + 3 rotation
+"""fixed — rigid connection: no relative motion (conventions.md §4: spherical + 3 rotation
 restrictions), in the three models of the spherical joint.
 
 Ports
@@ -10,7 +10,7 @@ Parameters
 Internal variables
     f1, f2, f3 (N): reaction forces along the global axes at t = 0 (fixed in frame 1);
     t1, t2, t3 (N·m): reaction torques about them; mu1..mu6: stabilisation.
-Equations (physics.md §5; see joint.py for the models)
+Equations (conventions.md §4; see joint.py for the models)
     (1) three point-on-plane constraints: the joint points coincide
     (2) three rotation restrictions: no relative rotation
 Outputs

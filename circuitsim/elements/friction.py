@@ -8,7 +8,7 @@ Parameters
     vs: Stribeck velocity (m/s or rad/s), default 0.01.
     b: viscous coefficient (N·s/m or N·m·s/rad), default 0.
     veps: regularisation velocity of sign(v) (m/s or rad/s), default 1e-4.
-Equations (physics.md §7), v = p_a − p_b:
+Equations (conventions.md §6), v = p_a − p_b:
     (1) f = (Fc + (Fs − Fc)·exp(−(v/vs)²)) · tanh(v/veps) + b·v
 Notes
     tanh(v/veps) stands for sign(v): below |v| ≈ veps the element acts as a stiff
@@ -16,7 +16,7 @@ Notes
     Smaller veps: closer to ideal stick (the error against the analytic stick-slip
     solution shrinks with veps) at the price of stiffer equations near v = 0.
 References
-    physics.md §7. Example: ``friction F1 v1 0 Fc=1 Fs=1.2 vs=0.01 veps=1e-5``
+    conventions.md §6. Example: ``friction F1 v1 0 Fc=1 Fs=1.2 vs=0.01 veps=1e-5``
 """
 import numpy as np
 

@@ -5,7 +5,7 @@ Ports
 Parameters
     k: ratio in SI units of f_ab/(p_c − p_d); a hydraulic piston of area A couples
        pressure to force and velocity to volume flow with k = A (m²).
-Equations (physics.md §2)
+Equations (conventions.md §2)
     (1) f_ab = k·(p_c − p_d)
     (2) f_cd = −k·(p_a − p_b)       so (p_a − p_b)·f_ab + (p_c − p_d)·f_cd = 0
 Example

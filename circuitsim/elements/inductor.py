@@ -13,7 +13,7 @@ Equations
 Sign convention
     a ──(LLL)── b      i > 0 from a to b
 References
-    physics.md §1. Example: ``L L1 n2 n3 L=10mH``
+    conventions.md §1. Example: ``L L1 n2 n3 L=10mH``
 """
 import numpy as np
 

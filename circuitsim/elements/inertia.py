@@ -7,7 +7,7 @@ Parameters
 Equations
     (1) τ = J · dω_a/dt
 References
-    physics.md §1. Example: ``inertia J1 w J=1e-4 w0=300rpm``
+    conventions.md §1. Example: ``inertia J1 w J=1e-4 w0=300rpm``
 """
 from .base import Output, Param, Port
 from .mass import Mass

@@ -10,7 +10,7 @@ Equations
 Outputs
     I1.v: p_a − p_b across the source.
 References
-    physics.md §1. Example: ``I F1 0 v1 I=sin(0, 10, 2)``
+    conventions.md §1. Example: ``I F1 0 v1 I=sin(0, 10, 2)``
 """
 import numpy as np
 

@@ -1,5 +1,5 @@
 """norotation — constraint primitive: no relative rotation of frame 2 about a direction
-fixed in frame 1 (paper 004), in the three models of the spherical joint.
+fixed in frame 1 (conventions.md §4), in the three models of the spherical joint.
 
 Ports
     frame1, frame2: bodies, or 0 (the fixed ground frame).
@@ -9,7 +9,7 @@ Parameters
 Internal variables
     t1 (N·m): the reaction torque of frame 1 on frame 2 about the axis;
     mu1: stabilisation (position model).
-Equations (physics.md §5; see joint.py for the models)
+Equations (conventions.md §4; see joint.py for the models)
     (1) position: a·b = 0 with a = e2 fixed in frame 1, b = e1 fixed in frame 2
         (e1, e2 ⊥ axis, perpendicular at t = 0)
     (2) velocity: d(a·b)/dt = (ω2 − ω1)·(b × a) = 0, b × a = axis at t = 0

@@ -1,5 +1,5 @@
 """pointplane — constraint primitive: a point of frame 2 stays in a plane of frame 1
-(paper 004), in the three models of the spherical joint.
+(conventions.md §4), in the three models of the spherical joint.
 
 Ports
     frame1, frame2: bodies, or 0 (the fixed ground frame).
@@ -11,7 +11,7 @@ Parameters
 Internal variables
     f1 (N): the normal reaction (force of frame 1 on frame 2 along the normal);
     mu1: stabilisation (position model).
-Equations (physics.md §5; see joint.py for the models)
+Equations (conventions.md §4; see joint.py for the models)
     (1) g = n·(P2 − P1) = 0, P_i the point as fixed in frame i, n = A1·n_l
     (2) dg/dt = n·(V2 + ω2×r2 − V1) − ω1·((P2 − p1)×n): the velocity model's equation
 Outputs

@@ -1,4 +1,4 @@
-"""prismatic — slider: translation along one axis only (paper 004: 2 point-on-plane +
+"""prismatic — slider: translation along one axis only (conventions.md §4: 2 point-on-plane +
 3 rotation restrictions), in the three models of the spherical joint.
 
 Ports
@@ -13,7 +13,7 @@ Internal variables
     f1, f2 (N): reaction forces along e1, e2 (⊥ axis, fixed in frame 1); t1, t2, t3
     (N·m): reaction torques about e1, e2, n; mu1..mu5: stabilisation (position model);
     f (N): force applied by the axis node; s (m): displacement along the axis.
-Equations (physics.md §5, §6; see joint.py for the models)
+Equations (conventions.md §4, §5; see joint.py for the models)
     (1) two point-on-plane constraints: the point of frame 2 stays on the axis line
     (2) three rotation restrictions: no relative rotation
     (3) axis node: v = d/dt[(P2 − P1)·n]; f acts along n on frame 2 at the joint point,

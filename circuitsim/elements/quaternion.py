@@ -3,8 +3,9 @@ import numpy as np
 
 
 def _numerator(q: np.ndarray) -> np.ndarray:
-    """physics.md §3's matrix with −1 written as −|q|² on the diagonal: a homogeneous
-    quadratic N(q) with N = |q|²·R(q/|q|)."""
+    """The bracketed matrix of conventions.md §3 (the usual quaternion matrix with −1
+    written as −|q|² on the diagonal): a homogeneous quadratic N(q) with
+    N = |q|²·R(q/|q|)."""
     q0, q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     N = np.empty(np.shape(q)[:-1] + (3, 3))
     N[..., 0, 0] = q0 * q0 + q1 * q1 - q2 * q2 - q3 * q3
@@ -42,9 +43,10 @@ _NUMERATOR_D2Q = np.stack([_numerator_dq(e) for e in np.eye(4)], axis=-1)
 def dcm(q: np.ndarray) -> np.ndarray:
     """Direction-cosine matrix A (…,3,3), local → global, of the rotation q/|q|.
 
-    On the unit sphere it is physics.md §3's matrix; off it (between projections, or
-    as the Newton iterates wander) it is still an exact rotation, so rescaling q — the
-    |q| projection after each step — moves no body and no joint arm."""
+    On the unit sphere it is the usual quaternion matrix (conventions.md §3); off it
+    (between projections, or as the Newton iterates wander) it is still an exact
+    rotation, so rescaling q — the |q| projection after each step — moves no body and no
+    joint arm."""
     q = np.asarray(q, dtype=float)
     s = np.sum(q * q, axis=-1)[..., None, None]
     return _numerator(q) / s

@@ -12,7 +12,7 @@ Sign convention
 Outputs
     R1.i: the flow f.
 References
-    physics.md §1. Example: ``R R1 n1 n2 R=100``
+    conventions.md §1. Example: ``R R1 n1 n2 R=100``
 """
 import numpy as np
 

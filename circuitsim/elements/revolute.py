@@ -1,4 +1,4 @@
-"""revolute — hinge: rotation about one axis only (paper 004: spherical + 2 rotation
+"""revolute — hinge: rotation about one axis only (conventions.md §4: spherical + 2 rotation
 restrictions), in the three models of the spherical joint.
 
 Ports
@@ -13,7 +13,7 @@ Internal variables
     f1, f2, f3 (N): reaction forces along e1, e2, n (e1, e2 ⊥ axis, fixed in frame 1);
     t1, t2 (N·m): reaction torques about n × e1 = e2 and n × e2 = −e1; mu1..mu5: stabilisation (position
     model); tau (N·m): torque applied by the axis node; angle (rad): joint angle.
-Equations (physics.md §5, §6; see joint.py for the models)
+Equations (conventions.md §4, §5; see joint.py for the models)
     (1) three point-on-plane constraints: the joint points of the frames coincide
     (2) two rotation restrictions: frame 2's axis stays ⊥ e1 and e2 of frame 1 (no
         relative rotation about e2, e1; independent at every hinge angle)

@@ -13,7 +13,7 @@ Sign convention
     a ──/\/\/── b     x > 0 when a has moved towards +x relative to b; then f > 0 pulls
                       a back (node a's balance gets +k·x) and pushes b forward.
 References
-    physics.md §1. Example: ``spring K1 v1 0 k=100 x0=0.1``
+    conventions.md §1. Example: ``spring K1 v1 0 k=100 x0=0.1``
 """
 import numpy as np
 

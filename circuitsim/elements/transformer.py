@@ -7,7 +7,7 @@ Parameters
        V·s/rad for a DC motor's torque/back-EMF constant.
 Internal variables
     i (algebraic): flow from a through the element to b.
-Equations (physics.md §2)
+Equations (conventions.md §2)
     (1) (p_a − p_b) − n·(p_c − p_d) = 0
     (2) f_cd = −n·i           so (p_a − p_b)·i + (p_c − p_d)·f_cd = 0
     rows: a: +i, b: −i, c: −n·i, d: +n·i

@@ -1,5 +1,5 @@
 """universal — Cardan (Hooke) joint: rotation about axis1 (fixed in frame 1) and axis2
-(fixed in frame 2), perpendicular (paper 004: spherical + 1 rotation restriction), in
+(fixed in frame 2), perpendicular (conventions.md §4: spherical + 1 rotation restriction), in
 the three models of the spherical joint.
 
 Ports
@@ -12,7 +12,7 @@ Parameters
 Internal variables
     f1, f2, f3 (N): reaction forces along three axes fixed in frame 1; t1 (N·m):
     reaction torque about axis2 × axis1; mu1..mu4: stabilisation (position model).
-Equations (physics.md §5; see joint.py for the models)
+Equations (conventions.md §4; see joint.py for the models)
     (1) three point-on-plane constraints: the joint points coincide
     (2) one rotation restriction: (A1·axis1)·(A2·axis2) = 0
 Outputs

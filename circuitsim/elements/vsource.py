@@ -13,7 +13,7 @@ Equations
 Sign convention
     a ──(+ −)── b      p_a − p_b = V
 References
-    physics.md §1. Example: ``V V1 n1 0 V=step(0, 0, 12)``
+    conventions.md §1. Example: ``V V1 n1 0 V=step(0, 0, 12)``
 """
 import numpy as np
 
