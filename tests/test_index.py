@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import circuitsim
+from circuitsim.assembly.startup import kinematic_start
 from helpers import netlist_text
 
 PENDULUM = """.gravity 0 -9.81 0
@@ -18,7 +19,6 @@ revolute J 0 B at=(0, 0, 0) axis=(0, 0, 1) model={model} {flange}
 def multipliers(text: str) -> set:
     case = circuitsim.parse(text, "t.cir").prepare()
     system = case.system
-    from circuitsim.assembly.startup import kinematic_start
     start = kinematic_start(system, system.initial_values())
     system.classify(0.0, start.y0)
     return {system.names[i] for i in np.flatnonzero(system.multipliers)}
