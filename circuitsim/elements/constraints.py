@@ -124,12 +124,14 @@ def point_on_plane(fr: Frames, n_l, x1_l, x2_l, level: int = 2, fixed: bool = Fa
     if level < 1:
         return g, None, W, None, None
 
-    D1n = np.zeros((N, m, 3, 4)) if fixed else fr.D(0, n_l)    # ∂n/∂q1 (N, m, 3, 4)
+    D1n = None if fixed else fr.D(0, n_l)            # ∂n/∂q1 (N, m, 3, 4); 0 if fixed
     D1x = fr.D(0, x1_l)                              # (N, 3, 4)
     D2x = fr.D(1, x2_l)
     dg = np.zeros((N, m, NV2))
     dg[:, :, P1] = -ng
-    dg[:, :, Q1] = np.einsum("nmik,ni->nmk", D1n, d) - np.einsum("nik,nmi->nmk", D1x, ng)
+    dg[:, :, Q1] = -np.einsum("nik,nmi->nmk", D1x, ng)
+    if not fixed:
+        dg[:, :, Q1] += np.einsum("nmik,ni->nmk", D1n, d)
     dg[:, :, P2] = ng
     dg[:, :, Q2] = np.einsum("nik,nmi->nmk", D2x, ng)
     if level < 2:
@@ -138,29 +140,30 @@ def point_on_plane(fr: Frames, n_l, x1_l, x2_l, level: int = 2, fixed: bool = Fa
     dW = np.zeros((N, m, NV2, NV2))
     sk_n = skew(ng)                                  # (N, m, 3, 3)
     sk_n_D2x = np.einsum("nmij,njk->nmik", sk_n, D2x)
-    dW[:, :, V1, Q1] = -D1n
-    dW[:, :, W1, Q1] = -np.einsum("nij,nmjk->nmik", skew(s1), D1n)   # W = n × s1
     dW[:, :, W1, P2] = sk_n
     dW[:, :, W1, P1] = -sk_n
     dW[:, :, W1, Q2] = sk_n_D2x
-    dW[:, :, V2, Q1] = D1n
-    dW[:, :, W2, Q1] = np.einsum("nij,nmjk->nmik", skew(r2), D1n)    # W = r2 × n
     dW[:, :, W2, Q2] = -sk_n_D2x
+    if not fixed:
+        dW[:, :, V1, Q1] = -D1n
+        dW[:, :, W1, Q1] = -np.einsum("nij,nmjk->nmik", skew(s1), D1n)   # W = n × s1
+        dW[:, :, V2, Q1] = D1n
+        dW[:, :, W2, Q1] = np.einsum("nij,nmjk->nmik", skew(r2), D1n)    # W = r2 × n
 
     if level < 3:
         return g, dg, W, dW, None
     H = np.zeros((N, m, NV2, NV2))
-    D1nT = _mT(D1n)
-    H[:, :, P1, Q1] = -D1n
-    H[:, :, P2, Q1] = D1n
-    H[:, :, Q1, P1] = -D1nT
-    H[:, :, Q1, P2] = D1nT
-    cross_terms = _matmul(D1nT, D1x[:, None])     # D1nᵀ·D1x (N, m, 4, 4)
-    H[:, :, Q1, Q1] = -cross_terms - _mT(cross_terms) - fr.D2(0, x1_l, ng)
+    H[:, :, Q1, Q1] = -fr.D2(0, x1_l, ng)
     if not fixed:
-        H[:, :, Q1, Q1] += fr.D2(0, n_l, d)
-    H[:, :, Q1, Q2] = _matmul(D1nT, D2x[:, None])
-    H[:, :, Q2, Q1] = _mT(H[:, :, Q1, Q2])
+        D1nT = _mT(D1n)
+        H[:, :, P1, Q1] = -D1n
+        H[:, :, P2, Q1] = D1n
+        H[:, :, Q1, P1] = -D1nT
+        H[:, :, Q1, P2] = D1nT
+        cross_terms = _matmul(D1nT, D1x[:, None])     # D1nᵀ·D1x (N, m, 4, 4)
+        H[:, :, Q1, Q1] += fr.D2(0, n_l, d) - cross_terms - _mT(cross_terms)
+        H[:, :, Q1, Q2] = _matmul(D1nT, D2x[:, None])
+        H[:, :, Q2, Q1] = _mT(H[:, :, Q1, Q2])
     H[:, :, Q2, Q2] = fr.D2(1, x2_l, ng)
     return g, dg, W, dW, H
 

@@ -320,8 +320,11 @@ class Joint(ElementType):
             parts.append(point_on_plane(fr, p.pp_n, p.x1, p.x2, level, cls.global_normals))
         if cls.n_rotations:
             parts.append(rotation(fr, p.rot_a, p.rot_b, level))
-        g, dg, W, dW, H = (np.concatenate([part[i] for part in parts], axis=1)
-                           if parts[0][i] is not None else None for i in range(5))
+        if len(parts) == 1:                  # one kind of primitive: no copy
+            g, dg, W, dW, H = parts[0]
+        else:
+            g, dg, W, dW, H = (np.concatenate([part[i] for part in parts], axis=1)
+                               if parts[0][i] is not None else None for i in range(5))
         fW, fdW = [], []
         for f in cls.flanges:
             axis = p.axis_l[:, None, :]
