@@ -9,7 +9,6 @@ torques 1.7e-4 -> 3.5e-7 N·m, at t = 0 2.6e-11 (the prescribed accelerations en
 initial reactions), waist force 5.7e-4 -> 5.9e-7 N, moment 1.0e-4 -> 2.4e-7 N·m.
 """
 import numpy as np
-import pytest
 
 import circuitsim
 from helpers import REPO, netlist_text
