@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from ..elements.base import FRAME_VARS, NOMINAL, POTENTIAL_UNIT
+from ..elements.base import FRAME_VARS, NO_LABEL, NOMINAL, POTENTIAL_UNIT, SPEED, SPIN
 from ..errors import ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
@@ -102,6 +102,8 @@ class System(DAEProblem):
         self.atol_scale = np.array([NOMINAL.get(self.units.get(name), 1.0)
                                     for name in self.names])
         self.error_mask = self._error_mask()
+        self.invariant_rows = self._invariant_rows()
+        self.magnitude_groups = self._magnitude_groups()
         self.newton_mask = None         # set by classify() once the start point is known
         self._build_pattern()
         self.breakpoints = self._breakpoints(circuit.tran.tstop or 0.0)
@@ -193,6 +195,24 @@ class System(DAEProblem):
             if local.any():
                 mask[g.var_idx[:, local].ravel()] = 0.0
         return mask[:self.n]
+
+    def _invariant_rows(self) -> np.ndarray:
+        rows = np.zeros(self.n + 2, dtype=bool)
+        for g in self.groups:
+            local = g.etype.invariant_rows(g.var_idx.shape[1] - g.etype.nvars(), g.p)
+            if local.any():
+                rows[g.row_idx[:, local].ravel()] = True
+        return rows[:self.n]
+
+    def _magnitude_groups(self) -> np.ndarray:
+        """Solver hook: the velocities an element labels (a rigid joint's bodies) share
+        one magnitude, and the angular velocities another: the mechanism's speed."""
+        labels = np.full(self.n + 2, NO_LABEL)
+        for g in self.groups:
+            local = g.etype.speed_labels(g.var_idx.shape[1] - g.etype.nvars(), g.p)
+            for label in (SPEED, SPIN):
+                labels[g.var_idx[:, local == label].ravel()] = label
+        return labels[:self.n]
 
     def classify(self, t0: float, y0: np.ndarray) -> None:
         """Tell the multipliers from the structure at the start point (index.py), once

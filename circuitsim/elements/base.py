@@ -52,6 +52,7 @@ def domain_param() -> "Param":
                              "them, else electrical)")
 
 
+NO_LABEL, SPEED, SPIN = -1, 0, 1      # speed_labels
 FRAME_VARS = ("vx", "vy", "vz", "wx", "wy", "wz", "x", "y", "z", "q0", "q1", "q2", "q3")
 
 
@@ -353,6 +354,20 @@ class ElementType:
         local error test, where their jumps onto the constraint would read as error and
         collapse the step; the positions they integrate into stay tested."""
         return np.zeros(cls.nvars(n_extra), dtype=bool)
+
+    @classmethod
+    def speed_labels(cls, n_extra: int = 0, group=None) -> np.ndarray:
+        """Per local variable: SPEED for a velocity, SPIN for an angular velocity that
+        is tested relative to the mechanism's speed (the largest such value), NO_LABEL
+        otherwise. A rigid joint labels its bodies' velocities: near a singular
+        configuration a velocity through zero is determined no better than that."""
+        return np.full(cls.nvars(n_extra), NO_LABEL)
+
+    @classmethod
+    def invariant_rows(cls, n_extra: int = 0, group=None) -> np.ndarray:
+        """Local rows that are invariants of the motion (a rigid joint's position and
+        velocity constraints): the solver puts each accepted step back onto them."""
+        return np.zeros(cls.nrows(), dtype=bool)
 
     @classmethod
     def initialisation_params(cls, p):

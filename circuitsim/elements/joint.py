@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
-from .base import ElementType, Output, Param, Port, State
+from .base import NO_LABEL, SPEED, SPIN, ElementType, Output, Param, Port, State
 from .constraints import (NV2, Frames, axial_rotation, point_on_plane, relative_angle,
                           rotation, velocity_gradient)
 from .frames import cross, global_point, local_offset, reduced
@@ -474,9 +474,23 @@ class Joint(ElementType):
     def constrained_vars(cls, n_extra=0, group=None):
         mask = np.zeros(cls.nvars(n_extra), dtype=bool)
         mask[cls._F0:cls._F0 + cls._nf] = True          # an inertia on a flange
-        if group is not None and cls.is_rigid(group):
-            mask[0:6] = mask[13:19] = True              # V, ω of both frames
         return mask
+
+    @classmethod
+    def speed_labels(cls, n_extra=0, group=None):
+        labels = np.full(cls.nvars(n_extra), NO_LABEL)
+        if group is not None and cls.is_rigid(group):
+            labels[0:3] = labels[13:16] = SPEED            # V of both frames
+            labels[3:6] = labels[16:19] = SPIN             # ω of both frames
+        return labels
+
+    @classmethod
+    def invariant_rows(cls, n_extra=0, group=None):
+        rows = np.zeros(cls.nrows(), dtype=bool)
+        if group is not None and cls.is_rigid(group):
+            rows[cls._L0:cls._M0 + cls._m] = True       # W·u = 0 and (position) g = 0
+            rows[cls._T0:cls._T0 + cls._nf] = True      # flange: w = W_f·u
+        return rows
 
     # --- start-up hooks (the joint protocol) ------------------------------------------------
     @classmethod

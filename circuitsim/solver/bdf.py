@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import ConvergenceError, Interrupted, SolverError, StepSizeTooSmall
 from .initial import consistent_initial_conditions
-from .newton import MAX_ITERS, Newton, wrms
+from .newton import MAX_ITERS, BadValues, Newton, residual, wrms
 from .problem import DAEProblem, unknown_names
 
 MAX_ORDER = 5
@@ -54,6 +54,7 @@ STRETCH = 1.1            # land on a stop point if it is within 10% beyond the p
 HMIN_ULPS = 16.0         # steps below 16 ulps of t cannot be represented reliably
 HMIN_SPAN = 1e-3         # near t = 0, measure those ulps on this fraction of the span instead
 OUT_SLACK = 1e-9         # output times this close (relative to the span) beyond t_end mean t_end
+PROJECTION_MAX = 0.1     # largest projection of an unknown (error-test units) applied
 PROGRESS_EVERY = 100     # steps between progress callbacks
 REPORT_WORST = 5         # unknowns named in an error message
 
@@ -292,6 +293,14 @@ class _Run:
         self.err_mask = (np.asarray(mask) != 0).astype(float)
         self.n_err = max(1, int(self.err_mask.sum()))
         self.project = problem.project                                   # (8)
+        rows = problem.invariant_rows                                    # (12)
+        self.invariant_rows = None if rows is None or not np.any(rows) else \
+            np.asarray(rows, dtype=bool)
+        self.differential = np.asarray(problem.id) != 0
+        labels = problem.magnitude_groups                                # (13)
+        self.magnitude_groups = [] if labels is None else [
+            np.flatnonzero(np.asarray(labels) == label)
+            for label in np.unique(np.asarray(labels)) if label >= 0]
         # Multipliers of higher-index constraints (joint forces) converge with the
         # unknowns they constrain; weighing them in the Newton test (their scale is
         # unknown, often ~0) only makes it fail. The problem may say which to leave out.
@@ -340,7 +349,10 @@ class _Run:
         return np.append(bps, self.t_end)
 
     def _ewt(self, y: np.ndarray) -> np.ndarray:
-        return 1.0 / (self.rtol * np.abs(y) + self.atol)
+        magnitude = np.abs(y)
+        for members in self.magnitude_groups:                            # (13)
+            magnitude[members] = np.max(magnitude[members])
+        return 1.0 / (self.rtol * magnitude + self.atol)
 
     def _hmin(self) -> float:
         return HMIN_ULPS * EPS * max(abs(self.hist.t), HMIN_SPAN * self.span)
@@ -449,8 +461,8 @@ class _Run:
                         raise ConvergenceError(f"{message}; {why}", t=hist.t, h=h, order=k)
                     hist.rescale(NEWTON_FAIL_FACTOR)
                     continue
-            err_w = np.abs(result.d) * ewt * self.err_mask
-            err = float(np.sqrt(np.sum(err_w * err_w) / self.n_err)) / (k + 1)   # see wrms
+            err_w, err = self._weighted_error(result.d, ewt)
+            err /= k + 1
             if err > 1.0:
                 self.stats["nfail_err"] += 1
                 fails_err += 1
@@ -466,7 +478,7 @@ class _Run:
                                            worst=self._worst(err_w / (k + 1)))
                 hist.rescale(factor)
                 continue
-            self._accept(result, t_new, at_stop, err)
+            self._accept(result, t_new, at_stop, err, t_eval)
             return
 
     def _why_give_up(self, fails: int, factor: float, hmin: float) -> str:
@@ -477,10 +489,56 @@ class _Run:
             return f"the step size reached the smallest one possible at this t ({hmin:.3g} s)"
         return ""
 
-    def _accept(self, result, t_new: float, at_stop: bool, err: float) -> None:
+    def _weighted_error(self, d, ewt):
+        """(weighted |d| per unknown, its RMS over the error-tested unknowns), with d
+        taken along the invariants (``_along_invariants``) when the problem has some."""
+        if self.invariant_rows is not None and self.newton.lu is not None:
+            d = self._along_invariants(d)
+        err_w = np.abs(d) * ewt * self.err_mask
+        return err_w, float(np.sqrt(np.sum(err_w * err_w) / self.n_err))
+
+    def _along_invariants(self, d: np.ndarray) -> np.ndarray:
+        """The part of the correction d along the invariants: d - delta with
+        J delta = J d_x on the invariant rows, 0 elsewhere (kept matrix J; d_x: d of the
+        differential unknowns, algebraic ones do not drift). For a mechanism this removes
+        the mass-weighted normal part, the predictor's violation of the constraints,
+        which the corrector removes and the projection keeps at zero: it is not an error
+        of the solution. Near a singular configuration that part is amplified by the
+        conditioning of the constraints; tested, it cut the step into the singular
+        instant (the IFToMM double four-bar stopped at its first flat passage)."""
+        moved = np.where(self.differential, d, 0.0)
+        normal = self.newton.lu.solve(np.where(self.invariant_rows,
+                                               self.newton.matrix @ moved, 0.0))
+        return np.where(self.differential, d - normal, d)
+
+    def _restore_invariants(self, t, yp) -> None:
+        """Put the accepted y back onto the invariant rows (position and velocity
+        constraints): one chord step J delta = -r_inv with the kept matrix, applied to the
+        differential unknowns only. With J's blocks for a constrained mechanism this is
+        the mass-weighted projection of (q, u) onto g = 0, W u = 0; the algebraic
+        unknowns (multipliers) keep their converged values."""
+        lu = self.newton.lu
+        if lu is None:
+            return
+        y = self.hist.D[0]
+        try:
+            r = residual(self.problem, t, y, yp, self.stats)
+        except BadValues:
+            return
+        delta = np.where(self.differential, lu.solve(-np.where(self.invariant_rows, r, 0.0)),
+                         0.0)
+        # a drift well inside the tolerance is corrected; a larger correction means the
+        # kept matrix does not fit this point (near a singular configuration, where it
+        # amplifies rounding along the nearly free direction): then y is left as it is
+        if np.max(np.abs(delta) * self._ewt(y) * self.err_mask) <= PROJECTION_MAX:
+            y += delta
+
+    def _accept(self, result, t_new: float, at_stop: bool, err: float, t_eval=None) -> None:
         hist = self.hist
         t_old, h = hist.t, hist.h
         hist.accept(result.d, t_new)
+        if self.invariant_rows is not None:
+            self._restore_invariants(t_eval, result.yp)
         if self.project is not None:
             y_proj = self.project(t_new, hist.D[0].copy())
             if y_proj is not None:

@@ -48,6 +48,7 @@ POLISH_ITERS = 3      # output-point corrections: linear models need one, mild n
 POLISH_TOL = 1e-3     # weighted size of the last correction that ends them
 
 
+
 REPORT_BLAMED = 5            # elements / unknowns named in a message
 SINGULAR_DENSE_MAX = 3000    # largest matrix whose singular part is found by dense SVD
 SINGULAR_RTOL = 1e-12        # relative singular value counted as zero
@@ -184,6 +185,7 @@ class Newton:
         self.problem = problem
         self.stats = stats
         self.lu = None
+        self.matrix = None          # the kept matrix J (its LU is ``lu``)
         self.cj_lu = 0.0
         self.fresh = False          # True when the matrix was built during the current step
 
@@ -201,6 +203,7 @@ class Newton:
         J = jacobian(self.problem, t, y, yp, cj, self.stats)
         self.lu = None            # if the LU fails, no matrix of another point is left behind
         self.lu = factorise(J, self.stats, self.problem)
+        self.matrix = J
         self.cj_lu = cj
         self.fresh = True
 

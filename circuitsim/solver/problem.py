@@ -44,6 +44,15 @@ class DAEProblem:
         model's domain (the step is then rejected and retried smaller).
     (11) ``blame(t, y, yp) -> list[str]`` [None]: after a failure, the parts of the model
         whose equations are not finite at (t, y, y'), named for the message.
+    (12) ``invariant_rows`` [None]: (n,) True for equations that are invariants of the
+        motion (position and velocity constraints); after each accepted step the solver
+        puts y back onto them with one chord step of the kept Newton matrix, applied to
+        the differential unknowns only.
+    (13) ``magnitude_groups`` [None]: (n,) integer labels; unknowns with the same label
+        >= 0 share one magnitude, the largest |y| among them, in the relative part of
+        their error weight: rtol · max(|y_i|, max_group |y|) + atol. A body's velocity
+        that passes through zero is then measured against the mechanism's speed, not
+        against atol alone (near a singular configuration it is determined no better).
     """
     n: int = 0
     id: np.ndarray = None
@@ -57,6 +66,8 @@ class DAEProblem:
     for_initialisation: "DAEProblem | None" = None
     check_values: Callable | None = None
     blame: Callable | None = None
+    invariant_rows: np.ndarray | None = None
+    magnitude_groups: np.ndarray | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""
