@@ -93,6 +93,15 @@ def _recorded_names(system: System) -> tuple:
     return all_names, (probes if probes else all_names)
 
 
+def _both(writer, on_output):
+    """An output callback that streams the point and then calls the user's callback."""
+    def callback(t, y, yp):
+        writer(t, y, yp)
+        if on_output is not None:
+            on_output(t, y, yp)
+    return callback
+
+
 def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         first_step=None, progress=None, on_output=None, on_start=None,
         stream=None, report=False) -> Result:
@@ -134,12 +143,7 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         data = np.concatenate([Y, system.compute_outputs(np.asarray(T), Y, YP)], axis=1)
         return data if cols is None else data[:, cols]
     writer = StreamWriter(stream, names, recorded) if stream else None
-    callback = on_output
-    if writer is not None:
-        def callback(t, y, yp):
-            writer(t, y, yp)
-            if on_output is not None:
-                on_output(t, y, yp)
+    callback = on_output if writer is None else _both(writer, on_output)
     try:
         out = solve(system, 0.0, t_end, y0, t_out=t_out,
                     rtol=rtol if rtol is not None else tr.rtol,

@@ -1,7 +1,6 @@
 """Joints built from constraint primitives (revolute, prismatic, cylindrical, universal,
 fixed, pointplane, norotation): validation against closed forms, axis flanges, start-up
 assembly of closed loops, redundant loop constraints, model swapping."""
-import copy
 
 import numpy as np
 import pytest

@@ -4,7 +4,6 @@ import pytest
 
 import circuitsim
 from circuitsim import cli
-from circuitsim.errors import ModelError
 
 from helpers import load_netlist
 

@@ -111,7 +111,7 @@ damper D1 v 0 b=4
     res = net.simulate(**TIGHT)
     np.testing.assert_allclose(res["a"], 5 * np.exp(-res.t / 0.1), rtol=1e-7)
     np.testing.assert_allclose(res["v"], 3 * np.exp(-2 * res.t), rtol=1e-7)
-    res = circuitsim.parse(net_text := """
+    res = circuitsim.parse("""
 C C1 a 0 C=1m ic=5
 R R1 a 0 R=100
 .ic a=2

@@ -18,7 +18,6 @@ References
 import numpy as np
 
 from .base import ElementType, Output, Param, Port, State, domain_param
-from .capacitor import _P_UNITS
 from .resistor import _FLOW
 
 _L_UNITS = {"electrical": "H", "translational": "m/N", "rotational": "rad/N/m",

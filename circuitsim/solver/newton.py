@@ -119,7 +119,7 @@ def factorise(J, stats, problem=None):
     stats["nlu"] += 1
     try:
         return splu(J)
-    except RuntimeError as exc:                  # SuperLU: "Factor is exactly singular"
+    except RuntimeError:                         # SuperLU: "Factor is exactly singular"
         where = singular_part(J, problem) if problem is not None else ""
         raise BadValues(f"the Newton matrix is singular{where}") from None
 
