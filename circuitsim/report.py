@@ -23,11 +23,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .assembly.mobility import conditioning
 from .elements.base import FLOW_UNIT, FRAME_VARS
 
 QUATERNION = slice(FRAME_VARS.index("q0"), FRAME_VARS.index("q3") + 1)
 
 REPORT_WORST = 5
+SINGULAR_SAMPLES = 2000   # recorded points examined for singular configurations, at most
+SINGULAR_DIP = 0.25       # a local minimum of the conditioning below this share of its
+#                           median over the run marks a (near-)singular configuration
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz   # numpy < 2 has only trapz
 
 
@@ -39,6 +43,7 @@ class RunReport:
     kirchhoff: list = field(default_factory=list)     # (node, residual, unit), worst first
     energy: dict = field(default_factory=dict)        # W_in, W_diss, dE, W_store, error
     warnings: list = field(default_factory=list)
+    singular: list = field(default_factory=list)      # (t, σ_min/σ_max, [joints])
 
     def text(self) -> str:
         s = self.stats
@@ -58,6 +63,11 @@ class RunReport:
             lines.append(f"  quaternion norm: largest ||q| - 1| = {worst[1]:.3g} ({worst[0]}) "
                          f"over {len(self.bodies)} bodies, at the recorded points "
                          "(interpolated between steps)")
+        if self.singular:
+            lines.append(f"  near-singular configurations passed: {len(self.singular)} (the "
+                         "rigid constraints' σ_min/σ_max dips at the recorded points)")
+            lines += [f"    t ≈ {t:.4g} s: σ_min/σ_max {ratio:.2g}, weakest rows in "
+                      f"{', '.join(joints)}" for t, ratio, joints in self.singular]
         if self.kirchhoff:
             items = ", ".join(f"{node} {res:.3g} {unit}" for node, res, unit in
                               self.kirchhoff[:REPORT_WORST])
@@ -92,9 +102,25 @@ def build(system, t: np.ndarray, Y: np.ndarray, YP: np.ndarray, all_names: list,
             q = Y[:, g.var_idx[:, QUATERNION]]          # (T, N, 4)
             error = np.max(np.abs(np.sqrt(np.sum(q * q, axis=2)) - 1.0), axis=0)
             rep.bodies += [(inst.name, float(e)) for inst, e in zip(g.instances, error)]
+    rep.singular = _singular_configurations(system, t, Y)
     rep.kirchhoff = _kirchhoff(system, t[-1], Y[-1], YP[-1])
     rep.energy = _power_balance(system, t, Y, YP, col, data)
     return rep
+
+
+def _singular_configurations(system, t, Y) -> list:
+    """Where the rigid constraints came near a rank change: local minima of their
+    conditioning (mobility.conditioning) far below its median over the run."""
+    every = max(1, -(-len(t) // SINGULAR_SAMPLES))
+    idx = np.arange(0, len(t), every)
+    found = [conditioning(system, np.concatenate([Y[i], (0.0, 1.0)])) for i in idx]
+    if len(idx) < 3 or found[0] is None:
+        return []
+    ratio = np.array([f[0] for f in found])
+    limit = SINGULAR_DIP * np.median(ratio)
+    return [(float(t[idx[j]]), float(ratio[j]), found[j][1])
+            for j in range(1, len(idx) - 1)
+            if ratio[j] < limit and ratio[j] < ratio[j - 1] and ratio[j] <= ratio[j + 1]]
 
 
 def _node_rows(system) -> dict:

@@ -171,6 +171,41 @@ def analyse(system, y: np.ndarray) -> Mobility:
     return mob
 
 
+def conditioning(system, y: np.ndarray):
+    """How far the configuration ``y`` (extended vector) is from a singular one:
+    (σ_min/σ_max of the switched-on rigid constraint rows W over the bodies' V and ω,
+    the joints whose rows carry the weakest direction, largest share first). None when
+    there are no rigid rows."""
+    n = system.n
+    entries, joints = [], []
+    for g in constraint_groups(system):
+        if not g.etype.is_rigid(g.p):
+            continue
+        m = len(g.etype.constraint_names())
+        R = g.etype.velocity_rows(y[g.var_idx], g.p)[:, :m]
+        active = g.etype.active_rows(g.p)
+        for i, inst in enumerate(g.instances):
+            for k in np.flatnonzero(active[i]):
+                entries.append((g.var_idx[i, VEL], R[i, k, VEL]))
+                joints.append(inst.name)
+    if not entries:
+        return None
+    cols = sorted({int(c) for idx, _ in entries for c in idx if c < n})
+    where = {c: j for j, c in enumerate(cols)}
+    W = np.zeros((len(entries), len(cols)))
+    for r, (idx, coef) in enumerate(entries):
+        for c, v in zip(idx, coef):
+            if c < n:
+                W[r, where[int(c)]] += v
+    U, s, _ = np.linalg.svd(W, full_matrices=False)
+    weak = U[:, -1] ** 2
+    share: dict = {}
+    for name, w in zip(joints, weak):
+        share[name] = share.get(name, 0.0) + w
+    names = [name for name, w in sorted(share.items(), key=lambda kv: -kv[1]) if w > 0.05]
+    return float(s[-1] / max(s[0], 1e-300)), names
+
+
 def _loop_redundancy(rows, blocks, idx, n) -> list:
     cols = sorted({int(c) for j in idx for c in blocks[j][0] if c < n})
     if not cols:

@@ -469,6 +469,11 @@ class ElementType:
         closed loop is switched off (its reaction is 0). In place, for the group."""
         raise NotImplementedError
 
+    @classmethod
+    def active_rows(cls, p) -> np.ndarray:
+        """(N, m) True for the constraint rows that are switched on."""
+        raise NotImplementedError
+
 
 def branch_rows(f: np.ndarray) -> np.ndarray:
     """Rows of a two-terminal element carrying flow f from a to b: a gets +f, b gets −f."""

@@ -188,6 +188,10 @@ class Joint(ElementType):
         return p.model in RIGID
 
     @classmethod
+    def active_rows(cls, p):
+        return p.active > 0.5
+
+    @classmethod
     def set_active(cls, p, active):
         p.active[...] = active        # shared with the initialisation form (a shallow copy)
 
