@@ -349,10 +349,10 @@ class ElementType:
 
     @classmethod
     def constrained_vars(cls, n_extra: int = 0, group=None) -> np.ndarray:
-        """Local variables that a velocity-level constraint of this element determines
-        (index-2 variables: a rigid joint's body velocities). They are left out of the
-        local error test, where their jumps onto the constraint would read as error and
-        collapse the step; the positions they integrate into stay tested."""
+        """Local variables left out of the local error test: differential unknowns that a
+        velocity-level constraint of this element places (the node of a rigid joint's
+        flange that carries an inertia). A rigid joint's body velocities stay in the
+        test: the solver measures their error along the constraints (``invariant_rows``)."""
         return np.zeros(cls.nvars(n_extra), dtype=bool)
 
     @classmethod
