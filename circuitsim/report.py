@@ -30,6 +30,7 @@ QUATERNION = slice(FRAME_VARS.index("q0"), FRAME_VARS.index("q3") + 1)
 
 REPORT_WORST = 5
 SINGULAR_SAMPLES = 2000   # recorded points examined for singular configurations, at most
+SINGULAR_MAX_ROWS = 600   # larger mechanisms are not examined (a dense SVD per point)
 SINGULAR_DIP = 0.25       # a local minimum of the conditioning below this share of its
 #                           median over the run marks a (near-)singular configuration
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz   # numpy < 2 has only trapz
@@ -113,9 +114,13 @@ def _singular_configurations(system, t, Y) -> list:
     conditioning (mobility.conditioning) far below its median over the run."""
     every = max(1, -(-len(t) // SINGULAR_SAMPLES))
     idx = np.arange(0, len(t), every)
-    found = [conditioning(system, np.concatenate([Y[i], (0.0, 1.0)])) for i in idx]
-    if len(idx) < 3 or found[0] is None:
+    if len(idx) < 3:
         return []
+    first = conditioning(system, np.concatenate([Y[0], (0.0, 1.0)]), SINGULAR_MAX_ROWS)
+    if first is None:
+        return []
+    found = [first] + [conditioning(system, np.concatenate([Y[i], (0.0, 1.0)]))
+                       for i in idx[1:]]
     ratio = np.array([f[0] for f in found])
     limit = SINGULAR_DIP * np.median(ratio)
     return [(float(t[idx[j]]), float(ratio[j]), found[j][1])

@@ -171,11 +171,11 @@ def analyse(system, y: np.ndarray) -> Mobility:
     return mob
 
 
-def conditioning(system, y: np.ndarray):
+def conditioning(system, y: np.ndarray, max_rows: int | None = None):
     """How far the configuration ``y`` (extended vector) is from a singular one:
     (σ_min/σ_max of the switched-on rigid constraint rows W over the bodies' V and ω,
     the joints whose rows carry the weakest direction, largest share first). None when
-    there are no rigid rows."""
+    there are no rigid rows, or more than ``max_rows``."""
     n = system.n
     entries, joints = [], []
     for g in constraint_groups(system):
@@ -188,15 +188,9 @@ def conditioning(system, y: np.ndarray):
             for k in np.flatnonzero(active[i]):
                 entries.append((g.var_idx[i, VEL], R[i, k, VEL]))
                 joints.append(inst.name)
-    if not entries:
+    if not entries or (max_rows is not None and len(entries) > max_rows):
         return None
-    cols = sorted({int(c) for idx, _ in entries for c in idx if c < n})
-    where = {c: j for j, c in enumerate(cols)}
-    W = np.zeros((len(entries), len(cols)))
-    for r, (idx, coef) in enumerate(entries):
-        for c, v in zip(idx, coef):
-            if c < n:
-                W[r, where[int(c)]] += v
+    W = _dense(entries, n)
     U, s, _ = np.linalg.svd(W, full_matrices=False)
     weak = U[:, -1] ** 2
     share: dict = {}
@@ -206,16 +200,23 @@ def conditioning(system, y: np.ndarray):
     return float(s[-1] / max(s[0], 1e-300)), names
 
 
+def _dense(blocks, n: int) -> np.ndarray:
+    """The rows blocks[j] = (global columns, coefficients) as a dense matrix over the
+    columns below n that occur in them (the ground's constant slots dropped)."""
+    cols = np.concatenate([np.asarray(c) for c, _ in blocks])
+    vals = np.concatenate([np.asarray(v, dtype=float) for _, v in blocks])
+    rows = np.repeat(np.arange(len(blocks)), [len(c) for c, _ in blocks])
+    keep = cols < n
+    used, where = np.unique(cols[keep], return_inverse=True)
+    M = np.zeros((len(blocks), len(used)))
+    np.add.at(M, (rows[keep], where), vals[keep])
+    return M
+
+
 def _loop_redundancy(rows, blocks, idx, n) -> list:
-    cols = sorted({int(c) for j in idx for c in blocks[j][0] if c < n})
-    if not cols:
+    M = _dense([blocks[j] for j in idx], n)
+    if not M.shape[1]:
         return []
-    where = {c: i for i, c in enumerate(cols)}
-    M = np.zeros((len(idx), len(cols)))
-    for r, j in enumerate(idx):
-        for c, v in zip(*blocks[j]):
-            if c in where:
-                M[r, where[int(c)]] += v
     _, diag, perm = scipy.linalg.qr(M.T, mode="economic", pivoting=True)
     d = np.abs(np.diag(diag)) if diag.ndim == 2 else np.abs(diag)
     rank = int(np.sum(d > RANK_TOL * max(d.max(initial=0.0), 1e-300)))

@@ -533,7 +533,7 @@ class _Run:
         if np.max(np.abs(delta) * self._ewt(y) * self.err_mask) <= PROJECTION_MAX:
             y += delta
 
-    def _accept(self, result, t_new: float, at_stop: bool, err: float, t_eval=None) -> None:
+    def _accept(self, result, t_new: float, at_stop: bool, err: float, t_eval: float) -> None:
         hist = self.hist
         t_old, h = hist.t, hist.h
         hist.accept(result.d, t_new)
