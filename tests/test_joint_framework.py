@@ -81,3 +81,17 @@ def test_every_joint_coordinate_is_a_start_up_target(keyword, model):
     for coord in etype.coordinate_names():
         assert res[f"J.{coord}"][0] == pytest.approx(targets[coord], abs=1e-9)
     assert res["J.gap"][0] < 1e-9 and res["J.twist"][0] < 1e-9
+
+
+def test_second_derivative_of_a_rotated_vector_matches_the_quaternion_hessian():
+    """Frames.D2 (closed form through the quadratic numerator) against the full
+    d²A/dq² tensor of quaternion.dcm_d2q, off the unit sphere as Newton iterates are."""
+    from circuitsim.elements import quaternion
+    from circuitsim.elements.constraints import Frames
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(5, 26))
+    fr = Frames(x)
+    c, w = rng.normal(size=(5, 2, 3)), rng.normal(size=(5, 2, 3))
+    for i, q in enumerate(fr.q):
+        expected = np.einsum("nijkl,nmj,nmi->nmkl", quaternion.dcm_d2q(q), c, w)
+        assert np.allclose(fr.D2(i, c, w), expected, rtol=1e-12, atol=1e-12)

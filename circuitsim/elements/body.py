@@ -195,14 +195,19 @@ class Body(ElementType):
     def residual(cls, t, x, xp, p):
         w, q = x[:, W], x[:, Q]
         A = quat.dcm(q)
-        J = A @ p.Jc @ np.swapaxes(A, -1, -2)                          # J = A·Jc·Aᵀ
+        # J·v = A·(Jc·(Aᵀ·v)), J = A·Jc·Aᵀ: matrix-vector products only
         w_l = np.einsum("nji,nj->ni", A, w)                             # ω_l = Aᵀω
+        wp_l = np.einsum("nji,nj->ni", A, xp[:, W])
+        Jw = np.einsum("nij,nj->ni", A, np.einsum("nij,nj->ni", p.Jc, w_l))
+        Jwp = np.einsum("nij,nj->ni", A, np.einsum("nij,nj->ni", p.Jc, wp_l))
         F = np.empty((x.shape[0], 13))
         F[:, V] = p.m[:, None] * (xp[:, V] - p.g)                       # (1)
-        F[:, W] = (np.einsum("nij,nj->ni", J, xp[:, W])                 # (2)
-                   + p.gyro[:, None] * cross(w, np.einsum("nij,nj->ni", J, w)))
+        F[:, W] = Jwp + p.gyro[:, None] * cross(w, Jw)                  # (2)
         F[:, R] = xp[:, R] - x[:, V]                                    # (3)
-        F[:, Q] = xp[:, Q] - 0.5 * np.einsum("nij,nj->ni", quat.omega_matrix(q), w_l)  # (4)
+        # (4) q' = ½ q ⊗ (0, ω_l) = ½ (−q_v·ω_l, q0·ω_l + q_v × ω_l)
+        qv = q[:, 1:]
+        F[:, 9] = xp[:, 9] + 0.5 * np.einsum("ni,ni->n", qv, w_l)
+        F[:, 10:13] = xp[:, 10:13] - 0.5 * (q[:, :1] * w_l + cross(qv, w_l))
         return F
 
     @classmethod

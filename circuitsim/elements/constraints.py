@@ -20,17 +20,26 @@ opposite at the same point. A joint's axis coupling (flange, conventions.md §5)
 same rows: along an axis the point-on-plane row with normal = axis (relative velocity
 along it), about an axis W = (0, −n, 0, n) (relative angular velocity about it).
 
-All functions take the 26 local variables of the two frame ports, x (N, 26) in
-FRAME_VARS order per frame, and constant local vectors of shape (N, m, 3) for m
-primitives of the same kind; they return, per primitive,
+Each primitive class takes the ``Frames`` of the 26 local variables of the two frame
+ports (FRAME_VARS order per frame) and constant local vectors of shape (N, m, 3) for m
+primitives of the same kind, and gives what the joint's equations use:
 
     g (N, m), dg (N, m, 26)        value and gradient (non-zero on p, q only)
-    W (N, m, 26)                   velocity row (non-zero on V, ω only)
-    dW (N, m, 26, 26)              ∂W/∂x (on p, q columns)
-    H (N, m, 26, 26)               Hessian of g (for stabilised position constraints)
+    W (N, m, 26)                   velocity rows (non-zero on V, ω only)
+    rate(v)           W·v (N, m)
+    force(λ)          Wᵀλ (N, 26)
+    gradient_force(μ) (∂g/∂x)ᵀμ (N, 26)
+    rate_gradient(v)  ∂(W·v)/∂x at fixed v (N, m, 26)
+    row_rate(ẋ)       Σ_j ẋ_j ∂W/∂x_j (N, m, 26): the rows' change as the positions move
+    force_jacobian(λ) ∂(Wᵀλ)/∂x (N, 26, 26)
+    hessian(μ)        Σ_k μ_k ∂²g_k/∂x² (N, 26, 26)
 
-D(c) = ∂(A·c)/∂q (3×4) and D2(c, w) = Σ_i w_i ∂²(A·c)_i/∂q² (4×4) come from the
-quaternion module.
+Everything is written with the 3-vectors the rows are made of and contracted over the
+primitives before any 26×26 block is formed (λ, μ enter linearly), so a residual costs
+a few cross products per joint and a Jacobian one 26×26 block per joint, never the
+(N, m, 26, 26) tensors ∂W/∂x and ∂²g/∂x². The quaternion derivatives: with
+∂(A·c)/∂q_k = E_k × (A·c) (``Frames.E``), D(c) = ∂(A·c)/∂q (3×4) and
+D(c)ᵀν = E·((A·c) × ν); D2(c, w) = Σ_i w_i ∂²(A·c)_i/∂q² (4×4), linear in w.
 """
 import numpy as np
 
@@ -51,27 +60,19 @@ class Frames:
         self.q = (x[:, Q1], x[:, Q2])
         self.p = (x[:, P1], x[:, P2])
         self.A = tuple(quaternion.dcm(q) for q in self.q)
-        self._E = self._d2A = None
+        self._E = None
 
     @property
     def E(self):
         """Columns of 2·E(q)/|q|² (N, 4, 3): ∂θ/∂q_k of the global rotation angle, so that
         ∂(A·c)/∂q_k = (2E/|q|²)_k × (A·c) (A = dcm(q/|q|); E·q = 0)."""
         if self._E is None:
-            out = []
-            for q in self.q:
-                q0, q1, q2, q3 = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-                E = np.stack([np.stack([-q1, -q2, -q3], -1), np.stack([q0, q3, -q2], -1),
-                              np.stack([-q3, q0, q1], -1), np.stack([q2, -q1, q0], -1)], 1)
-                out.append(E * (2.0 / np.sum(q * q, axis=1))[:, None, None])
-            self._E = tuple(out)
+            self._E = tuple(_angle_gradient(q) for q in self.q)
         return self._E
 
-    @property
-    def d2A(self):
-        if self._d2A is None:
-            self._d2A = tuple(quaternion.dcm_d2q(q) for q in self.q)
-        return self._d2A
+    def spin(self, i: int, xdot: np.ndarray) -> np.ndarray:
+        """Ω (N, 3) with d(A_i·c)/dt = Ω × (A_i·c) when q_i moves at xdot's rate (N, 26)."""
+        return np.einsum("nkj,nk->nj", self.E[i], xdot[:, Q1 if i == 0 else Q2])
 
     def rotate(self, i: int, c: np.ndarray) -> np.ndarray:
         """A_i·c for c (N, 3) or (N, m, 3)."""
@@ -86,10 +87,42 @@ class Frames:
         return np.swapaxes(cross(E, u[..., None, :]), -1, -2)
 
     def D2(self, i: int, c: np.ndarray, w: np.ndarray) -> np.ndarray:
-        """Σ_j w_j ∂²(A_i·c)_j/∂q_i²: (N, m, 4, 4); c, w each (N, 3) or (N, m, 3)."""
+        """Σ_j w_j ∂²(A_i·c)_j/∂q_i²: (N, m, 4, 4); c, w each (N, 3) or (N, m, 3).
+
+        wᵀA·c = qᵀKq / s (s = |q|², K = ½ Σ_jl w_j c_l ∂²N_jl/∂q², N the quadratic
+        numerator of A), whose Hessian is
+        2K/s − 4(Kq qᵀ + q qᵀK)/s² − 2(qᵀKq) I/s² + 8(qᵀKq) q qᵀ/s³."""
         c = c if c.ndim == 3 else c[:, None, :]
         w = w if w.ndim == 3 else w[:, None, :]
-        return np.einsum("nijkl,nmj,nmi->nmkl", self.d2A[i], c, w)
+        c, w = np.broadcast_arrays(c, w)
+        N, m = c.shape[:2]
+        wc = (w[..., :, None] * c[..., None, :]).reshape(N * m, 9)
+        K = (wc @ _HALF_NUMERATOR_D2Q).reshape(N, m, 4, 4)
+        q = self.q[i][:, None, :]                                    # (N, 1, 4)
+        s = np.einsum("nmk,nmk->nm", q, q)[..., None, None]
+        Kq = np.einsum("nmkl,nml->nmk", K, q)
+        qKq = np.einsum("nmk,nmk->nm", Kq, q)[..., None, None]
+        outer = Kq[..., :, None] * q[..., None, :]
+        qq = q[..., :, None] * q[..., None, :]
+        return (2.0 * K / s - 4.0 * (outer + _mT(outer)) / s ** 2
+                - 2.0 * qKq * np.eye(4) / s ** 2 + 8.0 * qKq * qq / s ** 3)
+
+
+# ½ ∂²N_jl/∂q_k∂q_r as a (9, 16) matrix: rows (j, l), columns (k, r)
+_HALF_NUMERATOR_D2Q = 0.5 * quaternion.NUMERATOR_D2Q.reshape(9, 16)
+
+
+def _angle_gradient(q: np.ndarray) -> np.ndarray:
+    """2·E(q)/|q|² (N, 4, 3), rows (−q1, −q2, −q3), (q0, q3, −q2), (−q3, q0, q1),
+    (q2, −q1, q0)."""
+    s = 2.0 / np.einsum("ni,ni->n", q, q)
+    q0, q1, q2, q3 = (q[:, i] * s for i in range(4))
+    E = np.empty((q.shape[0], 4, 3))
+    E[:, 0, 0], E[:, 0, 1], E[:, 0, 2] = -q1, -q2, -q3
+    E[:, 1, 0], E[:, 1, 1], E[:, 1, 2] = q0, q3, -q2
+    E[:, 2, 0], E[:, 2, 1], E[:, 2, 2] = -q3, q0, q1
+    E[:, 3, 0], E[:, 3, 1], E[:, 3, 2] = q2, -q1, q0
+    return E
 
 
 def _mT(a: np.ndarray) -> np.ndarray:
@@ -101,119 +134,256 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("...ij,...jk->...ik", a, b)
 
 
-def point_on_plane(fr: Frames, n_l, x1_l, x2_l, level: int = 2, fixed: bool = False):
-    """Point-on-plane constraints with normals n_l (N, m, 3) fixed in frame 1, joint
-    point at x1_l in frame 1 and x2_l in frame 2 (N, 3). Returns g, dg, W, dW, H;
-    ``level`` 0: g and W only (the others None), 1: also dg, 2: also dW, 3: also H.
+def _on_orientation(E: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """E·v: a generalized force v (…, 3) on the rotation angle as one on q (…, 4); with
+    ∂(A·c)/∂q_k = E_k × (A·c), Dᵀν = E·((A·c) × ν). E (N, 4, 3), v (N, 3) or (N, m, 3)."""
+    if v.ndim == 2:
+        return np.einsum("nkj,nj->nk", E, v)
+    return np.einsum("nkj,nmj->nmk", E, v)
+
+
+def _sum_m(weights: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """Σ_m w_m v_m: (N, m) with (N, m, 3) -> (N, 3)."""
+    return np.einsum("nm,nmi->ni", weights, vectors)
+
+
+class PointOnPlane:
+    """m point-on-plane constraints with normals n_l (N, m, 3) fixed in frame 1, the joint
+    point at x1_l in frame 1 and x2_l in frame 2 (N, 3).
 
     ``fixed``: the normals are constant global directions instead (n = n_l, ∂n/∂q1 = 0).
     Three independent ones make the points coincide whatever frame they are fixed in:
     the spherical joint uses the global axes, so that its λ are the global components
     of the joint force."""
-    N, m = n_l.shape[:2]
-    ng = n_l if fixed else fr.rotate(0, n_l)         # (N, m, 3)
-    r1, r2 = fr.rotate(0, x1_l), fr.rotate(1, x2_l)  # (N, 3)
-    s1 = fr.p[1] + r2 - fr.p[0]                      # P2 − p1
-    d = s1 - r1                                      # P2 − P1
-    g = np.einsum("nmi,ni->nm", ng, d)
-    W = np.zeros((N, m, NV2))
-    W[:, :, V1] = -ng
-    W[:, :, W1] = -cross(s1[:, None, :], ng)
-    W[:, :, V2] = ng
-    W[:, :, W2] = cross(r2[:, None, :], ng)
-    if level < 1:
-        return g, None, W, None, None
 
-    D1n = None if fixed else fr.D(0, n_l)            # ∂n/∂q1 (N, m, 3, 4); 0 if fixed
-    D1x = fr.D(0, x1_l)                              # (N, 3, 4)
-    D2x = fr.D(1, x2_l)
-    dg = np.zeros((N, m, NV2))
-    dg[:, :, P1] = -ng
-    dg[:, :, Q1] = -np.einsum("nik,nmi->nmk", D1x, ng)
-    if not fixed:
-        dg[:, :, Q1] += np.einsum("nmik,ni->nmk", D1n, d)
-    dg[:, :, P2] = ng
-    dg[:, :, Q2] = np.einsum("nik,nmi->nmk", D2x, ng)
-    if level < 2:
-        return g, dg, W, None, None
+    def __init__(self, fr: Frames, n_l, x1_l, x2_l, fixed: bool = False):
+        self.fr, self.n_l, self.x1_l, self.x2_l, self.fixed = fr, n_l, x1_l, x2_l, fixed
+        self.n = n_l if fixed else fr.rotate(0, n_l)          # (N, m, 3)
+        self.r1, self.r2 = fr.rotate(0, x1_l), fr.rotate(1, x2_l)
+        self.s1 = fr.p[1] + self.r2 - fr.p[0]                  # P2 − p1
+        self.d = self.s1 - self.r1                             # P2 − P1
+        self.g = np.einsum("nmi,ni->nm", self.n, self.d)
 
-    dW = np.zeros((N, m, NV2, NV2))
-    sk_n = skew(ng)                                  # (N, m, 3, 3)
-    sk_n_D2x = np.einsum("nmij,njk->nmik", sk_n, D2x)
-    dW[:, :, W1, P2] = sk_n
-    dW[:, :, W1, P1] = -sk_n
-    dW[:, :, W1, Q2] = sk_n_D2x
-    dW[:, :, W2, Q2] = -sk_n_D2x
-    if not fixed:
-        dW[:, :, V1, Q1] = -D1n
-        dW[:, :, W1, Q1] = -np.einsum("nij,nmjk->nmik", skew(s1), D1n)   # W = n × s1
-        dW[:, :, V2, Q1] = D1n
-        dW[:, :, W2, Q1] = np.einsum("nij,nmjk->nmik", skew(r2), D1n)    # W = r2 × n
+    def _relative_velocity(self, v):
+        """V2 + ω2 × r2 − V1 − ω1 × s1 of the velocities v (N, 26): W·v = n·(this)."""
+        return v[:, V2] + cross(v[:, W2], self.r2) - v[:, V1] - cross(v[:, W1], self.s1)
 
-    if level < 3:
-        return g, dg, W, dW, None
-    H = np.zeros((N, m, NV2, NV2))
-    H[:, :, Q1, Q1] = -fr.D2(0, x1_l, ng)
-    if not fixed:
-        D1nT = _mT(D1n)
-        H[:, :, P1, Q1] = -D1n
-        H[:, :, P2, Q1] = D1n
-        H[:, :, Q1, P1] = -D1nT
-        H[:, :, Q1, P2] = D1nT
-        cross_terms = _matmul(D1nT, D1x[:, None])     # D1nᵀ·D1x (N, m, 4, 4)
-        H[:, :, Q1, Q1] += fr.D2(0, n_l, d) - cross_terms - _mT(cross_terms)
-        H[:, :, Q1, Q2] = _matmul(D1nT, D2x[:, None])
-        H[:, :, Q2, Q1] = _mT(H[:, :, Q1, Q2])
-    H[:, :, Q2, Q2] = fr.D2(1, x2_l, ng)
-    return g, dg, W, dW, H
+    def rate(self, v):
+        return np.einsum("nmi,ni->nm", self.n, self._relative_velocity(v))
+
+    def force(self, lam):
+        f = _sum_m(lam, self.n)                                # force on frame 2
+        out = np.zeros((f.shape[0], NV2))
+        out[:, V1], out[:, W1] = -f, -cross(self.s1, f)
+        out[:, V2], out[:, W2] = f, cross(self.r2, f)
+        return out
+
+    def gradient_force(self, mu):
+        fm = _sum_m(mu, self.n)
+        E1, E2 = self.fr.E
+        turn1 = -cross(self.r1, fm)                            # −D(x1)ᵀ·Σμn
+        if not self.fixed:
+            turn1 = turn1 + cross(fm, self.d)                  # + Σμ D(n)ᵀ·d
+        out = np.zeros((fm.shape[0], NV2))
+        out[:, P1], out[:, P2] = -fm, fm
+        out[:, Q1], out[:, Q2] = _on_orientation(E1, turn1), _on_orientation(E2, cross(self.r2, fm))
+        return out
+
+    @property
+    def W(self):
+        n = self.n
+        W = np.zeros(n.shape[:2] + (NV2,))
+        W[:, :, V1], W[:, :, W1] = -n, -cross(self.s1[:, None, :], n)
+        W[:, :, V2], W[:, :, W2] = n, cross(self.r2[:, None, :], n)
+        return W
+
+    @property
+    def dg(self):
+        n = self.n
+        E1, E2 = self.fr.E
+        turn1 = -cross(self.r1[:, None, :], n)
+        if not self.fixed:
+            turn1 = turn1 + cross(n, self.d[:, None, :])
+        dg = np.zeros(n.shape[:2] + (NV2,))
+        dg[:, :, P1], dg[:, :, P2] = -n, n
+        dg[:, :, Q1] = _on_orientation(E1, turn1)
+        dg[:, :, Q2] = _on_orientation(E2, cross(self.r2[:, None, :], n))
+        return dg
+
+    def rate_gradient(self, v):
+        n = self.n
+        E1, E2 = self.fr.E
+        w1 = v[:, None, W1]
+        out = np.zeros(n.shape[:2] + (NV2,))
+        out[:, :, P1] = cross(n, w1)
+        out[:, :, P2] = -out[:, :, P1]
+        spin = cross(n, v[:, None, W2] - w1)                   # n × (ω2 − ω1)
+        out[:, :, Q2] = _on_orientation(E2, cross(self.r2[:, None, :], spin))
+        if not self.fixed:
+            rel = self._relative_velocity(v)[:, None, :]
+            out[:, :, Q1] = _on_orientation(E1, cross(n, rel))
+        return out
+
+    def row_rate(self, xdot):
+        n, r2 = self.n, self.r2
+        n_dot = 0.0 * n if self.fixed else cross(self.fr.spin(0, xdot)[:, None, :], n)
+        r2_dot = cross(self.fr.spin(1, xdot), r2)
+        s1_dot = xdot[:, P2] + r2_dot - xdot[:, P1]
+        out = np.zeros(n.shape[:2] + (NV2,))
+        out[:, :, V1], out[:, :, V2] = -n_dot, n_dot
+        out[:, :, W1] = -cross(s1_dot[:, None, :], n) - cross(self.s1[:, None, :], n_dot)
+        out[:, :, W2] = cross(r2_dot[:, None, :], n) + cross(r2[:, None, :], n_dot)
+        return out
+
+    def force_jacobian(self, lam):
+        fr = self.fr
+        f = _sum_m(lam, self.n)
+        sk_f = skew(f)
+        sk_f_D2x = _matmul(sk_f, fr.D(1, self.x2_l))
+        J = np.zeros((f.shape[0], NV2, NV2))
+        J[:, W1, P1], J[:, W1, P2] = -sk_f, sk_f
+        J[:, W1, Q2], J[:, W2, Q2] = sk_f_D2x, -sk_f_D2x
+        if not self.fixed:
+            Df = fr.D(0, _sum_m(lam, self.n_l))                # ∂(Σλn)/∂q1
+            J[:, V1, Q1], J[:, V2, Q1] = -Df, Df
+            J[:, W1, Q1] = -_matmul(skew(self.s1), Df)
+            J[:, W2, Q1] = _matmul(skew(self.r2), Df)
+        return J
+
+    def hessian(self, mu):
+        fr = self.fr
+        fm = _sum_m(mu, self.n)
+        H = np.zeros((fm.shape[0], NV2, NV2))
+        H[:, Q1, Q1] = -fr.D2(0, self.x1_l, fm)[:, 0]
+        H[:, Q2, Q2] = fr.D2(1, self.x2_l, fm)[:, 0]
+        if not self.fixed:
+            n_mu = _sum_m(mu, self.n_l)
+            Dn = fr.D(0, n_mu)                                 # Σμ ∂n/∂q1
+            DnT = _mT(Dn)
+            H[:, P1, Q1], H[:, P2, Q1] = -Dn, Dn
+            H[:, Q1, P1], H[:, Q1, P2] = -DnT, DnT
+            both = _matmul(DnT, fr.D(0, self.x1_l))
+            H[:, Q1, Q1] += fr.D2(0, n_mu, self.d)[:, 0] - both - _mT(both)
+            H[:, Q1, Q2] = _matmul(DnT, fr.D(1, self.x2_l))
+            H[:, Q2, Q1] = _mT(H[:, Q1, Q2])
+        return H
 
 
-def rotation(fr: Frames, a_l, b_l, level: int = 2):
-    """Rotation restrictions a (fixed in frame 1) ⊥ b (fixed in frame 2), (N, m, 3)
-    each. Returns g, dg, W, dW, H like point_on_plane."""
-    N, m = a_l.shape[:2]
-    ag, bg = fr.rotate(0, a_l), fr.rotate(1, b_l)
-    g = np.einsum("nmi,nmi->nm", ag, bg)
-    c = cross(ag, bg)
-    W = np.zeros((N, m, NV2))
-    W[:, :, W1] = c
-    W[:, :, W2] = -c
-    if level < 1:
-        return g, None, W, None, None
-    D1a, D2b = fr.D(0, a_l), fr.D(1, b_l)
-    dg = np.zeros((N, m, NV2))
-    dg[:, :, Q1] = np.einsum("nmik,nmi->nmk", D1a, bg)
-    dg[:, :, Q2] = np.einsum("nmik,nmi->nmk", D2b, ag)
-    if level < 2:
-        return g, dg, W, None, None
-    dW = np.zeros((N, m, NV2, NV2))
-    dc1 = -_matmul(skew(bg), D1a)                    # ∂(a × b)/∂q1
-    dc2 = _matmul(skew(ag), D2b)                     # ∂(a × b)/∂q2
-    dW[:, :, W1, Q1], dW[:, :, W1, Q2] = dc1, dc2
-    dW[:, :, W2, Q1], dW[:, :, W2, Q2] = -dc1, -dc2
-    if level < 3:
-        return g, dg, W, dW, None
-    H = np.zeros((N, m, NV2, NV2))
-    H[:, :, Q1, Q1] = fr.D2(0, a_l, bg)
-    H[:, :, Q1, Q2] = _matmul(_mT(D1a), D2b)
-    H[:, :, Q2, Q1] = _mT(H[:, :, Q1, Q2])
-    H[:, :, Q2, Q2] = fr.D2(1, b_l, ag)
-    return g, dg, W, dW, H
+class Rotation:
+    """m rotation restrictions a (fixed in frame 1) ⊥ b (fixed in frame 2), (N, m, 3) each."""
+
+    def __init__(self, fr: Frames, a_l, b_l):
+        self.fr, self.a_l, self.b_l = fr, a_l, b_l
+        self.a, self.b = fr.rotate(0, a_l), fr.rotate(1, b_l)
+        self.g = np.einsum("nmi,nmi->nm", self.a, self.b)
+        self.c = cross(self.a, self.b)
+
+    def rate(self, v):
+        return np.einsum("nmi,ni->nm", self.c, v[:, W1] - v[:, W2])
+
+    def force(self, lam):
+        fc = _sum_m(lam, self.c)
+        out = np.zeros((fc.shape[0], NV2))
+        out[:, W1], out[:, W2] = fc, -fc
+        return out
+
+    def gradient_force(self, mu):
+        fm = _sum_m(mu, self.c)
+        E1, E2 = self.fr.E
+        out = np.zeros((fm.shape[0], NV2))
+        out[:, Q1], out[:, Q2] = _on_orientation(E1, fm), -_on_orientation(E2, fm)
+        return out
+
+    @property
+    def W(self):
+        W = np.zeros(self.c.shape[:2] + (NV2,))
+        W[:, :, W1], W[:, :, W2] = self.c, -self.c
+        return W
+
+    @property
+    def dg(self):
+        E1, E2 = self.fr.E
+        dg = np.zeros(self.c.shape[:2] + (NV2,))
+        dg[:, :, Q1], dg[:, :, Q2] = _on_orientation(E1, self.c), -_on_orientation(E2, self.c)
+        return dg
+
+    def rate_gradient(self, v):
+        E1, E2 = self.fr.E
+        spin = (v[:, W1] - v[:, W2])[:, None, :]               # ω1 − ω2
+        out = np.zeros(self.c.shape[:2] + (NV2,))
+        out[:, :, Q1] = _on_orientation(E1, cross(self.a, cross(self.b, spin)))
+        out[:, :, Q2] = _on_orientation(E2, cross(self.b, cross(spin, self.a)))
+        return out
+
+    def row_rate(self, xdot):
+        a_dot = cross(self.fr.spin(0, xdot)[:, None, :], self.a)
+        b_dot = cross(self.fr.spin(1, xdot)[:, None, :], self.b)
+        c_dot = cross(a_dot, self.b) + cross(self.a, b_dot)
+        out = np.zeros(self.c.shape[:2] + (NV2,))
+        out[:, :, W1], out[:, :, W2] = c_dot, -c_dot
+        return out
+
+    def force_jacobian(self, lam):
+        fr = self.fr
+        dc1 = -_matmul(skew(self.b), fr.D(0, self.a_l))       # ∂(a × b)/∂q1 (N, m, 3, 4)
+        dc2 = _matmul(skew(self.a), fr.D(1, self.b_l))        # ∂(a × b)/∂q2
+        C1, C2 = (np.einsum("nm,nmik->nik", lam, dc) for dc in (dc1, dc2))
+        J = np.zeros((lam.shape[0], NV2, NV2))
+        J[:, W1, Q1], J[:, W1, Q2] = C1, C2
+        J[:, W2, Q1], J[:, W2, Q2] = -C1, -C2
+        return J
+
+    def hessian(self, mu):
+        fr = self.fr
+        w = mu[:, :, None]
+        H = np.zeros((mu.shape[0], NV2, NV2))
+        H[:, Q1, Q1] = fr.D2(0, self.a_l, w * self.b).sum(axis=1)
+        H[:, Q2, Q2] = fr.D2(1, self.b_l, w * self.a).sum(axis=1)
+        H[:, Q1, Q2] = np.einsum("nm,nmik,nmil->nkl", mu, fr.D(0, self.a_l), fr.D(1, self.b_l))
+        H[:, Q2, Q1] = _mT(H[:, Q1, Q2])
+        return H
 
 
-def axial_rotation(fr: Frames, n_l, level: int = 2):
-    """Relative angular velocity about an axis n_l (N, m, 3) fixed in frame 1:
-    (ω2 − ω1)·n = W·u. Returns W, dW (None below ``level`` 2)."""
-    N, m = n_l.shape[:2]
-    ng = fr.rotate(0, n_l)
-    W = np.zeros((N, m, NV2))
-    W[:, :, W1], W[:, :, W2] = -ng, ng
-    if level < 2:
-        return W, None
-    D1n = fr.D(0, n_l)
-    dW = np.zeros((N, m, NV2, NV2))
-    dW[:, :, W1, Q1], dW[:, :, W2, Q1] = -D1n, D1n
-    return W, dW
+class AxialRotation:
+    """Relative angular velocity about axes n_l (N, m, 3) fixed in frame 1: W·u =
+    (ω2 − ω1)·n. The rows of a rotational flange (no position-level g)."""
+
+    def __init__(self, fr: Frames, n_l):
+        self.fr, self.n_l = fr, n_l
+        self.n = fr.rotate(0, n_l)
+
+    def rate(self, v):
+        return np.einsum("nmi,ni->nm", self.n, v[:, W2] - v[:, W1])
+
+    def force(self, lam):
+        f = _sum_m(lam, self.n)
+        out = np.zeros((f.shape[0], NV2))
+        out[:, W1], out[:, W2] = -f, f
+        return out
+
+    @property
+    def W(self):
+        W = np.zeros(self.n.shape[:2] + (NV2,))
+        W[:, :, W1], W[:, :, W2] = -self.n, self.n
+        return W
+
+    def rate_gradient(self, v):
+        E1 = self.fr.E[0]
+        out = np.zeros(self.n.shape[:2] + (NV2,))
+        out[:, :, Q1] = _on_orientation(E1, cross(self.n, (v[:, W2] - v[:, W1])[:, None, :]))
+        return out
+
+    def row_rate(self, xdot):
+        n_dot = cross(self.fr.spin(0, xdot)[:, None, :], self.n)
+        out = np.zeros(self.n.shape[:2] + (NV2,))
+        out[:, :, W1], out[:, :, W2] = -n_dot, n_dot
+        return out
+
+    def force_jacobian(self, lam):
+        Df = self.fr.D(0, _sum_m(lam, self.n_l))
+        J = np.zeros((lam.shape[0], NV2, NV2))
+        J[:, W1, Q1], J[:, W2, Q1] = -Df, Df
+        return J
 
 
 def relative_angle(fr: Frames, n_l, ref1_l, ref2_l) -> np.ndarray:
@@ -223,8 +393,3 @@ def relative_angle(fr: Frames, n_l, ref1_l, ref2_l) -> np.ndarray:
     u1, u2 = fr.rotate(0, ref1_l), fr.rotate(1, ref2_l)
     return np.arctan2(np.einsum("...i,...i->...", cross(u1, u2), n),
                       np.einsum("...i,...i->...", u1, u2))
-
-
-def velocity_gradient(W, dW, x26):
-    """∂(W·u)/∂x = W + uᵀ·∂W/∂x: the gradient of a velocity row (N, m, 26)."""
-    return W + np.einsum("nmij,ni->nmj", dW, x26)

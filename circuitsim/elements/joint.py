@@ -40,8 +40,7 @@ import numpy as np
 
 from ..errors import ModelError
 from .base import NO_LABEL, SPEED, SPIN, ElementType, Output, Param, Port, State
-from .constraints import (NV2, Frames, axial_rotation, point_on_plane, relative_angle,
-                          rotation, velocity_gradient)
+from .constraints import NV2, AxialRotation, Frames, PointOnPlane, Rotation, relative_angle
 from .frames import cross, global_point, local_offset, reduced
 from . import quaternion
 
@@ -315,34 +314,26 @@ class Joint(ElementType):
 
     # --- kernels ---------------------------------------------------------------------------
     @classmethod
-    def _primitives(cls, x, p, level=2):
-        """g, dg, W, dW, H of the m constraints and W, dW of the flanges; ``level`` as in
-        constraints.point_on_plane (0: g, W; 1: + dg; 2: + dW; 3: + H)."""
+    def _primitives(cls, x, p):
+        """The m constraints as primitive objects (constraints.py) with the slice of
+        their λ, μ; and one object per flange (its axis coupling)."""
         fr = Frames(x[:, :NV2])
-        parts = []
-        if cls.n_points:
-            parts.append(point_on_plane(fr, p.pp_n, p.x1, p.x2, level, cls.global_normals))
+        npp, parts = cls.n_points, []
+        if npp:
+            parts.append((PointOnPlane(fr, p.pp_n, p.x1, p.x2, cls.global_normals),
+                          slice(0, npp)))
         if cls.n_rotations:
-            parts.append(rotation(fr, p.rot_a, p.rot_b, level))
-        if len(parts) == 1:                  # one kind of primitive: no copy
-            g, dg, W, dW, H = parts[0]
-        else:
-            g, dg, W, dW, H = (np.concatenate([part[i] for part in parts], axis=1)
-                               if parts[0][i] is not None else None for i in range(5))
-        fW, fdW = [], []
-        for f in cls.flanges:
-            axis = p.axis_l[:, None, :]
-            if f.kind == "rot":
-                Wf, dWf = axial_rotation(fr, axis, level)
-            else:
-                _, _, Wf, dWf, _ = point_on_plane(fr, axis, p.x1, p.x2, level)
-            fW.append(Wf)
-            fdW.append(dWf)
-        N = x.shape[0]
-        Wf = np.concatenate(fW, axis=1) if fW else np.zeros((N, 0, NV2))
-        dWf = (np.concatenate(fdW, axis=1) if fdW else np.zeros((N, 0, NV2, NV2))
-               ) if level >= 2 else None
-        return fr, g, dg, W, dW, H, Wf, dWf
+            parts.append((Rotation(fr, p.rot_a, p.rot_b), slice(npp, cls._m)))
+        axis = p.axis_l[:, None, :]
+        flanges = [AxialRotation(fr, axis) if f.kind == "rot"
+                   else PointOnPlane(fr, axis, p.x1, p.x2) for f in cls.flanges]
+        return fr, parts, flanges
+
+    @staticmethod
+    def _rows(prims, get):
+        """Per-primitive arrays (N, k, ...) of ``get(prim)``, side by side (axis 1)."""
+        values = [get(prim) for prim in prims]
+        return values[0] if len(values) == 1 else np.concatenate(values, axis=1)
 
     @classmethod
     def _blocks(cls, x):
@@ -350,49 +341,64 @@ class Joint(ElementType):
         return (x[:, L0:L0 + m], x[:, M0:M0 + m], x[:, T0:T0 + nf], x[:, F0:F0 + nf])
 
     @classmethod
+    def _frame_force(cls, parts, flanges, lam, tau, mu_act):
+        """Frame rows (1): −Σ W_kᵀλ_k − Σ W_fᵀτ_f (+ (∂g/∂x)ᵀμ in the position model)."""
+        out = 0.0
+        for prim, sl in parts:
+            out = out - prim.force(lam[:, sl])
+            if mu_act is not None:
+                out = out + prim.gradient_force(mu_act[:, sl])
+        for i, fl in enumerate(flanges):
+            out = out - fl.force(tau[:, i:i + 1])
+        return out
+
+    @classmethod
     def residual(cls, t, x, xp, p):
         position = p.model == "position" and not p.init
-        # the initialisation form needs ∂W/∂x (for d²g/dt²), the position model dg/dx
-        level = 2 if p.init else (1 if position else 0)
-        _, g, dg, W, dW, _, Wf, dWf = cls._primitives(x, p, level)
+        _, parts, flanges = cls._primitives(x, p)
+        prims = [prim for prim, _ in parts]
         lam, mu, tau, wf = cls._blocks(x)
+        act = p.active
         x26, xp26 = x[:, :NV2], xp[:, :NV2]
         out = np.zeros((x.shape[0], cls.nrows()))
         L0, M0, T0, C0, F0, m, nf = (cls._L0, cls._M0, cls._T0, cls._C0, cls._F0, cls._m,
                                      cls._nf)
-        out[:, :NV2] = -np.einsum("nmj,nm->nj", W, lam) - np.einsum("nfj,nf->nj", Wf, tau)  # (1)
+        out[:, :NV2] = cls._frame_force(parts, flanges, lam, tau,
+                                        mu * act if position else None)         # (1), (3)
         M = cls.added_torque(x, p)
         if M is not None:
-            out[:, W1] += M                                                             # (1)
+            out[:, W1] += M                                                     # (1)
             out[:, W2] -= M
         out[:, F0:F0 + nf] = tau
-        act = p.active
-        gdot = np.einsum("nmj,nj->nm", W, x26)
+        g = cls._rows(prims, lambda pr: pr.g)
         if p.model == "elastic":
-            out[:, L0:L0 + m] = lam + p.kappa * g + p.damp * gdot                       # (4)
+            gdot = cls._rows(prims, lambda pr: pr.rate(x26))
+            out[:, L0:L0 + m] = lam + p.kappa * g + p.damp * gdot               # (4)
         elif p.init:
-            gddot = np.einsum("nmj,nj->nm", velocity_gradient(W, dW, x26), xp26)
-            out[:, L0:L0 + m] = act * gddot + (1.0 - act) * lam                         # (5)
+            # d²g/dt² = ∇(W·u)·x' = W·x' + (∂(W·u)/∂x)·x'
+            gddot = cls._rows(prims, lambda pr: pr.rate(xp26) + np.einsum(
+                "nmj,nj->nm", pr.rate_gradient(x26), xp26))
+            out[:, L0:L0 + m] = act * gddot + (1.0 - act) * lam                 # (5)
         else:
-            out[:, L0:L0 + m] = act * gdot + (1.0 - act) * lam                          # (2)
-        if position:
-            out[:, :NV2] += np.einsum("nmj,nm->nj", dg, mu * act)                       # (3)
-            out[:, M0:M0 + m] = act * g + (1.0 - act) * mu
-        else:
-            out[:, M0:M0 + m] = mu
-        rel = wf - np.einsum("nfj,nj->nf", Wf, x26)                                     # (6)
-        if p.init and nf:
-            w_rate = np.where(p.flange_prescribed, p.flange_rate(t), xp[:, F0:F0 + nf])
-            acc = w_rate - np.einsum("nfj,nj->nf", velocity_gradient(Wf, dWf, x26), xp26)
-            rel = np.where(p.flange_differential, acc, rel)
-        out[:, T0:T0 + nf] = rel
-        out[:, C0:C0 + nf] = xp[:, C0:C0 + nf] - wf                                     # (7)
+            gdot = cls._rows(prims, lambda pr: pr.rate(x26))
+            out[:, L0:L0 + m] = act * gdot + (1.0 - act) * lam                  # (2)
+        out[:, M0:M0 + m] = act * g + (1.0 - act) * mu if position else mu      # (3)
+        if nf:
+            rel = wf - cls._rows(flanges, lambda fl: fl.rate(x26))              # (6)
+            if p.init:
+                w_rate = np.where(p.flange_prescribed, p.flange_rate(t), xp[:, F0:F0 + nf])
+                acc = w_rate - cls._rows(flanges, lambda fl: fl.rate(xp26) + np.einsum(
+                    "nmj,nj->nm", fl.rate_gradient(x26), xp26))
+                rel = np.where(p.flange_differential, acc, rel)
+            out[:, T0:T0 + nf] = rel
+        out[:, C0:C0 + nf] = xp[:, C0:C0 + nf] - wf                             # (7)
         return out
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
         position = p.model == "position" and not p.init
-        _, g, dg, W, dW, H, Wf, dWf = cls._primitives(x, p, 3 if position else 2)
+        _, parts, flanges = cls._primitives(x, p)
+        prims = [prim for prim, _ in parts]
         lam, mu, tau, wf = cls._blocks(x)
         x26, xp26 = x[:, :NV2], xp[:, :NV2]
         N = x.shape[0]
@@ -401,30 +407,38 @@ class Joint(ElementType):
         L, M, T, C, Fl = (slice(L0, L0 + m), slice(M0, M0 + m), slice(T0, T0 + nf),
                           slice(C0, C0 + nf), slice(F0, F0 + nf))
         J = np.zeros((N, cls.nrows(), cls.nvars()))
-        Jp = np.zeros_like(J)
+        # dF/dx' is zero but for the initialisation form and the coordinates (7): a
+        # read-only zero view then, which costs no memory traffic
+        Jp = np.zeros_like(J) if p.init or nf else np.broadcast_to(0.0, J.shape)
         act = p.active
         eye_m = np.broadcast_to(np.eye(m), (N, m, m))
+        W = cls._rows(prims, lambda pr: pr.W)
         # frame rows (1): −Wᵀλ − W_fᵀτ (+ Gᵀμ), ∓ M
         J[:, :NV2, L] = -np.swapaxes(W, 1, 2)
-        J[:, :NV2, T] = -np.swapaxes(Wf, 1, 2)
-        J[:, :NV2, :NV2] = (-np.einsum("nmij,nm->nij", dW, lam)
-                            - np.einsum("nfij,nf->nij", dWf, tau))
+        frame = 0.0
+        for prim, sl in parts:
+            frame = frame - prim.force_jacobian(lam[:, sl])
+            if position:
+                frame = frame + prim.hessian(mu[:, sl] * act[:, sl])
+        for i, fl in enumerate(flanges):
+            frame = frame - fl.force_jacobian(tau[:, i:i + 1])
+        J[:, :NV2, :NV2] = frame
         dM = cls.added_torque_jacobian(x, p)
         if dM is not None:
             J[:, W1] += dM
             J[:, W2] -= dM
+        dg = cls._rows(prims, lambda pr: pr.dg) if position or p.model == "elastic" else None
         if position:
-            J[:, :NV2, :NV2] += np.einsum("nmij,nm->nij", H, mu * act)
             J[:, :NV2, M] = np.swapaxes(dg * act[:, :, None], 1, 2)
         J[:, Fl, T] = np.broadcast_to(np.eye(nf), (N, nf, nf))
-        grad = velocity_gradient(W, dW, x26)
+        grad = W + cls._rows(prims, lambda pr: pr.rate_gradient(x26))          # ∂(W·u)/∂x
         if p.model == "elastic":
             J[:, L, :NV2] = p.kappa[:, :, None] * dg + p.damp[:, :, None] * grad
             J[:, L, L] = eye_m
         elif p.init:
             # d/dx of ∇(W·u)·x' on the velocities (uᵀ∂W/∂x is linear in u); the terms in
             # the positions are left out: they are fixed while initial values are found
-            J[:, L, :NV2] = act[:, :, None] * np.einsum("nmij,nj->nmi", dW, xp26)
+            J[:, L, :NV2] = act[:, :, None] * cls._rows(prims, lambda pr: pr.row_rate(xp26))
             Jp[:, L, :NV2] = act[:, :, None] * grad
             J[:, L, L] = eye_m * (1.0 - act)[:, None, :]
         else:
@@ -435,18 +449,22 @@ class Joint(ElementType):
             J[:, M, M] = eye_m * (1.0 - act)[:, None, :]
         else:
             J[:, M, M] = eye_m
-        eye_f = np.broadcast_to(np.eye(nf), (N, nf, nf))
-        J[:, T, Fl] = eye_f
-        J[:, T, :NV2] = -velocity_gradient(Wf, dWf, x26)
-        if p.init and nf:
-            d = p.flange_differential[:, :, None]
-            J[:, T, Fl] = np.where(d, 0.0, eye_f)
-            J[:, T, :NV2] = np.where(d, -np.einsum("nfij,nj->nfi", dWf, xp26),
-                                     J[:, T, :NV2])
-            Jp[:, T, Fl] = np.where(d & ~p.flange_prescribed[:, :, None], eye_f, 0.0)
-            Jp[:, T, :NV2] = np.where(d, -velocity_gradient(Wf, dWf, x26), 0.0)
-        Jp[:, C, C] = eye_f
-        J[:, C, Fl] = -eye_f
+        if nf:
+            Wf = cls._rows(flanges, lambda fl: fl.W)
+            J[:, :NV2, T] = -np.swapaxes(Wf, 1, 2)
+            eye_f = np.broadcast_to(np.eye(nf), (N, nf, nf))
+            grad_f = Wf + cls._rows(flanges, lambda fl: fl.rate_gradient(x26))
+            J[:, T, Fl] = eye_f
+            J[:, T, :NV2] = -grad_f
+            if p.init:
+                d = p.flange_differential[:, :, None]
+                J[:, T, Fl] = np.where(d, 0.0, eye_f)
+                J[:, T, :NV2] = np.where(d, -cls._rows(flanges, lambda fl: fl.row_rate(xp26)),
+                                         J[:, T, :NV2])
+                Jp[:, T, Fl] = np.where(d & ~p.flange_prescribed[:, :, None], eye_f, 0.0)
+                Jp[:, T, :NV2] = np.where(d, -grad_f, 0.0)
+            Jp[:, C, C] = eye_f
+            J[:, C, Fl] = -eye_f
         return J, Jp
 
     @classmethod
@@ -499,18 +517,21 @@ class Joint(ElementType):
     # --- start-up hooks (the joint protocol) ------------------------------------------------
     @classmethod
     def position_constraints(cls, x, p):
-        _, g, dg, *_ = cls._primitives(x, p, 1)
+        _, parts, _ = cls._primitives(x, p)
+        prims = [prim for prim, _ in parts]
+        g, dg = cls._rows(prims, lambda pr: pr.g), cls._rows(prims, lambda pr: pr.dg)
         full = np.zeros(dg.shape[:2] + (cls.nvars(),))
         full[:, :, :NV2] = dg
         return g, full
 
     @classmethod
     def velocity_rows(cls, x, p):
-        _, _, _, W, _, _, Wf, _ = cls._primitives(x, p, 0)
+        _, parts, flanges = cls._primitives(x, p)
         N, nf = x.shape[0], cls._nf
         R = np.zeros((N, cls._m + nf, cls.nvars()))
-        R[:, :cls._m, :NV2] = W
-        R[:, cls._m:, :NV2] = -Wf
+        R[:, :cls._m, :NV2] = cls._rows([prim for prim, _ in parts], lambda pr: pr.W)
+        if nf:
+            R[:, cls._m:, :NV2] = -cls._rows(flanges, lambda fl: fl.W)
         R[:, cls._m:, cls._F0:cls._F0 + nf] = np.broadcast_to(np.eye(nf), (N, nf, nf))
         return R
 
@@ -525,8 +546,8 @@ class Joint(ElementType):
                 values[:, k] = relative_angle(fr, p.axis_l, p.ref1, p.ref2)
                 grads[:, k, :NV2] = _angle_gradient(x, p, values[:, k])
             else:
-                s, ds, *_ = point_on_plane(fr, p.axis_l[:, None, :], p.x1, p.x2, 1)
-                values[:, k], grads[:, k, :NV2] = s[:, 0], ds[:, 0]
+                along = PointOnPlane(fr, p.axis_l[:, None, :], p.x1, p.x2)
+                values[:, k], grads[:, k, :NV2] = along.g[:, 0], along.dg[:, 0]
         return values, grads
 
     # --- outputs -------------------------------------------------------------------------
@@ -535,7 +556,8 @@ class Joint(ElementType):
         T, N = x.shape[:2]
         flat = x.reshape(T * N, x.shape[-1])
         q = _tiled(p, N, T)
-        fr, g, *_ = cls._primitives(flat, q, 0)
+        fr, parts, _ = cls._primitives(flat, q)
+        g = cls._rows([prim for prim, _ in parts], lambda pr: pr.g)
         lam = flat[:, cls._L0:cls._L0 + cls._m]
         npp = cls.n_points
         F = np.zeros((T * N, 3))

@@ -37,7 +37,7 @@ def _numerator_dq(q: np.ndarray) -> np.ndarray:
 
 
 # d²N_ij/dq_k dq_l (3,3,4,4): constant, N being quadratic.
-_NUMERATOR_D2Q = np.stack([_numerator_dq(e) for e in np.eye(4)], axis=-1)
+NUMERATOR_D2Q = np.stack([_numerator_dq(e) for e in np.eye(4)], axis=-1)
 
 
 def dcm(q: np.ndarray) -> np.ndarray:
@@ -69,7 +69,7 @@ def dcm_d2q(q: np.ndarray) -> np.ndarray:
     qk = q[..., None, None, :, None]
     ql = q[..., None, None, None, :]
     delta = np.eye(4)
-    return (_NUMERATOR_D2Q / s
+    return (NUMERATOR_D2Q / s
             - 2 * ql * dN[..., :, None] / s ** 2 - 2 * qk * dN[..., None, :] / s ** 2
             - 2 * delta * N / s ** 2 + 8 * qk * ql * N / s ** 3)
 

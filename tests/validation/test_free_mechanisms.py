@@ -43,8 +43,14 @@ def double_fourbar(model, rtol, atol, **options):
 def test_double_fourbar_passes_ten_flat_configurations():
     """The rockers go full circle and pass the flat configuration (a rank change of the
     constraints) ten times in 10 s; the position model at rtol 1e-9, atol 1e-9 stays on
-    the parallelogram branch: rocker angle and coupler position within 8.1e-6 of the
-    exact solution (measured), energy within 5.2e-6 J of 35.8 J."""
+    the parallelogram branch: rocker angle and coupler position within 3e-5 of the
+    exact solution, couplers' ω below 1e-5 rad/s, energy within 3e-5 J of 35.8 J. Each
+    passage adds an error set by rounding amplified by the conditioning (the open part
+    of the singular-configuration work), so one run samples a spread: over ten rtol
+    values from 0.97e-9 to 1.06e-9 the largest angle error was 1.3e-6 to 2.0e-5 rad and
+    the couplers' largest ω 1.0e-7 to 3.4e-6 rad/s (the kernels before the lean rewrite
+    of the same equations: the same spread, and E_NEWTON at 8.48 s at one of them). At
+    atol 1e-12 (the slow test below) ω stays below 2e-8."""
     res = double_fourbar("position", 1e-9, 1e-9, report=True)
     passages = ref_double_fourbar.passages(10.0)
     assert len(passages) == 10
@@ -52,10 +58,10 @@ def test_double_fourbar_passes_ten_flat_configurations():
     found = np.array([t for t, _, _ in res.report.singular])
     assert len(found) == 10 and np.max(np.abs(found - passages)) <= 0.006
     phi = -res["G1.angle"]                    # the reference's angle turns about −z
-    assert np.max(np.abs(phi - ref_double_fourbar.rocker_angle(res.t))) < 1e-5
+    assert np.max(np.abs(phi - ref_double_fourbar.rocker_angle(res.t))) < 3e-5
     cx, cy = ref_double_fourbar.coupler_centre(res.t, 0)
-    assert np.max(np.hypot(res["C1.x"] - cx, res["C1.y"] - cy)) < 1e-5
-    assert np.max(np.abs(res["C1.wz"])) < 1e-6              # the couplers translate
+    assert np.max(np.hypot(res["C1.x"] - cx, res["C1.y"] - cy)) < 3e-5
+    assert np.max(np.abs(res["C1.wz"])) < 1e-5              # the couplers translate
     energy = stored_energy(res)
     assert np.max(np.abs(energy - energy[0])) < 3e-5
 
