@@ -21,6 +21,7 @@ from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from ..solver.problem import DAEProblem
 from .index import multipliers
 from .numbering import Numbering
+from .ordering import tree_order
 
 EVALUATION_ERRORS = (ArithmeticError, ValueError)   # an element saying "y is outside my domain"
 RATE_STEP = 1e-6     # s (relative beyond 1 s): difference step of a prescribed potential's
@@ -104,6 +105,7 @@ class System(DAEProblem):
         self.error_mask = self._error_mask()
         self.invariant_rows = self._invariant_rows()
         self.magnitude_groups = self._magnitude_groups()
+        self.elimination_order = tree_order(self)                        # solver hook (14)
         self.newton_mask = None         # set by classify() once the start point is known
         self._build_pattern()
         self.breakpoints = self._breakpoints(circuit.tran.tstop or 0.0)
@@ -298,7 +300,8 @@ class System(DAEProblem):
         for g in self.groups:
             dfdx, dfdxp = g.etype.jacobian(t, ye[g.var_idx], ype[g.var_idx],
                                            g.p_init if init else g.p)
-            parts.append((dfdx + cj * dfdxp)[:, g.mask].ravel())
+            # gathered first: the element blocks are mostly outside the pattern
+            parts.append((dfdx[:, g.mask] + cj * dfdxp[:, g.mask]).ravel())
         return np.bincount(self._jac_maps, np.concatenate(parts), minlength=self.nnz + 1)[:self.nnz]
 
     @property

@@ -49,6 +49,9 @@ POLISH_TOL = 1e-3     # weighted size of the last correction that ends them
 
 
 
+PIVOT_THRESHOLD = 0.1   # diagonal pivot kept if >= this fraction of its column's largest
+FILL_MARGIN = 1.2       # the problem's elimination order is kept up to this much more fill
+
 REPORT_BLAMED = 5            # elements / unknowns named in a message
 SINGULAR_DENSE_MAX = 3000    # largest matrix whose singular part is found by dense SVD
 SINGULAR_RTOL = 1e-12        # relative singular value counted as zero
@@ -114,14 +117,76 @@ def jacobian(problem, t, y, yp, cj, stats) -> sp.csc_matrix:
 
 
 def factorise(J, stats, problem=None):
-    """Sparse LU of J; raises BadValues when it is exactly singular, naming the unknowns
-    and equations of the singular part when ``problem`` is given."""
+    """Sparse LU of J (SuperLU with its COLAMD column ordering); raises BadValues when it
+    is exactly singular, naming the unknowns and equations of the singular part when
+    ``problem`` is given."""
     stats["nlu"] += 1
     try:
         return splu(J)
     except RuntimeError:                         # SuperLU: "Factor is exactly singular"
         where = singular_part(J, problem) if problem is not None else ""
         raise BadValues(f"the Newton matrix is singular{where}") from None
+
+
+class OrderedLU:
+    """The LU of P·J·Pᵀ (P: the rows of the identity in ``order``), solving J x = b."""
+
+    def __init__(self, lu, order: np.ndarray):
+        self.lu, self.order = lu, order
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        x = np.empty_like(b)
+        x[self.order] = self.lu.solve(b[self.order])
+        return x
+
+
+class EliminationOrder:
+    """Factorises the Newton matrix in the problem's elimination order (14), when it has
+    one and it pays: SuperLU then keeps that order (no COLAMD pass at every
+    factorisation) and pivots on the diagonal where it is at least PIVOT_THRESHOLD of
+    its column. At the first factorisation the fill of L and U in that order is compared
+    with COLAMD's; the order is kept if it is within FILL_MARGIN of it (``choice``). A
+    zero pivot in the order falls back to COLAMD for that matrix."""
+
+    def __init__(self, order):
+        self.order = None if order is None else np.asarray(order, dtype=np.int64)
+        self.choice = "general" if self.order is None else None
+        self._pattern = None          # (indptr, indices) the permutation below is for
+        self._permutation = None      # (data source index, indices, indptr) of P·J·Pᵀ
+
+    def factorise(self, J, stats, problem=None):
+        if self.choice == "general":
+            return factorise(J, stats, problem)
+        Jp = self._permuted(J)
+        try:
+            lu = splu(Jp, permc_spec="NATURAL", diag_pivot_thresh=PIVOT_THRESHOLD,
+                      options=dict(SymmetricMode=True))
+        except RuntimeError:
+            return factorise(J, stats, problem)
+        stats["nlu"] += 1
+        if self.choice is None:
+            general = factorise(J, stats, problem)
+            ordered_fill = lu.L.nnz + lu.U.nnz
+            self.choice = ("tree" if ordered_fill <= FILL_MARGIN * (general.L.nnz + general.U.nnz)
+                           else "general")
+            stats["ordering"] = self.choice
+            if self.choice == "general":
+                return general
+        return OrderedLU(lu, self.order)
+
+    def _permuted(self, J):
+        """P·J·Pᵀ; the map of the data is computed once per sparsity pattern."""
+        J = sp.csc_matrix(J)
+        if (self._pattern is None or not np.array_equal(self._pattern[0], J.indptr)
+                or not np.array_equal(self._pattern[1], J.indices)):
+            marks = sp.csc_matrix((np.arange(1.0, J.nnz + 1), J.indices, J.indptr),
+                                  shape=J.shape)
+            moved = marks[self.order][:, self.order].tocsc()
+            moved.sort_indices()
+            self._pattern = (J.indptr.copy(), J.indices.copy())
+            self._permutation = (moved.data.astype(np.int64) - 1, moved.indices, moved.indptr)
+        source, indices, indptr = self._permutation
+        return sp.csc_matrix((J.data[source], indices, indptr), shape=J.shape)
 
 
 def singular_part(J, problem) -> str:
@@ -185,6 +250,7 @@ class Newton:
         self.problem = problem
         self.stats = stats
         self.lu = None
+        self.ordering = EliminationOrder(problem.elimination_order)      # (14)
         self.matrix = None          # the kept matrix J (its LU is ``lu``)
         self.cj_lu = 0.0
         self.fresh = False          # True when the matrix was built during the current step
@@ -202,7 +268,7 @@ class Newton:
     def _build(self, t, y, yp, cj) -> None:
         J = jacobian(self.problem, t, y, yp, cj, self.stats)
         self.lu = None            # if the LU fails, no matrix of another point is left behind
-        self.lu = factorise(J, self.stats, self.problem)
+        self.lu = self.ordering.factorise(J, self.stats, self.problem)
         self.matrix = J
         self.cj_lu = cj
         self.fresh = True

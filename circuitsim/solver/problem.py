@@ -53,6 +53,11 @@ class DAEProblem:
         their error weight: rtol · max(|y_i|, max_group |y|) + atol. A body's velocity
         that passes through zero is then measured against the mechanism's speed, not
         against atol alone (near a singular configuration it is determined no better).
+    (14) ``elimination_order`` [None]: a permutation of the unknowns (order[k] is
+        eliminated k-th) in which the Newton matrix factorises with little fill, e.g.
+        leaf-first along a mechanism's joint tree; the solver factorises in it (no
+        fill-reducing pass per factorisation) while its fill stays close to the general
+        ordering's, and reports ``stats['ordering']`` ('tree' or 'general').
     """
     n: int = 0
     id: np.ndarray = None
@@ -68,6 +73,7 @@ class DAEProblem:
     blame: Callable | None = None
     invariant_rows: np.ndarray | None = None
     magnitude_groups: np.ndarray | None = None
+    elimination_order: np.ndarray | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""
