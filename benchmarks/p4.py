@@ -5,6 +5,7 @@
     python benchmarks/p4.py 64 256 --peers      # also Exudyn / MuJoCo when their venv exists
     python benchmarks/p4.py 256 --rtol 1e-5     # one fixed setting for circuitsim
     python benchmarks/p4.py 64 256 --search --peers   # each engine at its coarsest passing setting
+    python benchmarks/p4.py 64 --search --models position,velocity   # both rigid joint models
 
 The problem: N rods of 0.5 m and 1 kg (transverse inertia m·L²/12, axial 1e-4 kg·m²) on
 spherical joints, the first to ground at the origin, released at rest, straight along +x,
@@ -64,9 +65,9 @@ STEP_LADDER = (1e-2, 8e-3, 6.25e-3, 5e-3, 4e-3, 3.125e-3, 2.5e-3, 2e-3, 1.6e-3, 
 STATS = re.compile(r"(\d+) steps \((\d+) rejected\), (\d+) Jacobians, (\d+) LU")
 
 
-def netlist(n: int, rtol: float, atol: float) -> str:
+def netlist(n: int, rtol: float, atol: float, model: str = "position") -> str:
     probes = [f"B{k}.{c}" for k in range(1, n + 1) for c in "xyz"]
-    text = chain_netlist(n, "position", t_end=2.0, tstep=0.5, probes=probes)
+    text = chain_netlist(n, model, t_end=2.0, tstep=0.5, probes=probes)
     return text + f".options rtol={rtol:g} atol={atol:g}\n"
 
 
@@ -123,14 +124,16 @@ def timed(cmd: list, repeat: int) -> tuple:
     return statistics.median(walls), out
 
 
-def run_circuitsim(n: int, rtol: float, atol: float, repeat: int, tmp: Path) -> dict:
+def run_circuitsim(n: int, rtol: float, atol: float, repeat: int, tmp: Path,
+                   model: str = "position") -> dict:
     cir, csv = tmp / f"p4_{n}.cir", tmp / f"p4_{n}.csv"
-    cir.write_text(netlist(n, rtol, atol))
+    cir.write_text(netlist(n, rtol, atol, model))
     wall, out = timed([sys.executable, "-m", "circuitsim", "run", str(cir), "--out", str(csv)],
                       repeat)
     m = STATS.search(out)
     steps, lus = (int(m.group(1)), int(m.group(4))) if m else (0, 0)
-    return {"engine": "circuitsim", "wall": wall, "steps": steps, "lu": lus,
+    return {"engine": "circuitsim" if model == "position" else f"cs-{model[:3]}",
+            "wall": wall, "steps": steps, "lu": lus,
             "centres": centres_from_csv(csv, n), "setting": f"rtol {rtol:g}"}
 
 
@@ -172,6 +175,9 @@ def main(argv=None) -> int:
     ap.add_argument("--refresh", action="store_true", help="recompute the references")
     ap.add_argument("--check-ref", action="store_true",
                     help="also run the reference at 10x --ref-rtol and print the difference")
+    ap.add_argument("--models", default="position",
+                    help="circuitsim joint models, comma-separated (position, velocity; "
+                    "rows 'circuitsim' and 'cs-vel')")
     ap.add_argument("--search", action="store_true",
                     help="each engine at the coarsest setting of its ladder that passes")
     ap.add_argument("--peers", action="store_true", help="run Exudyn / MuJoCo side by side")
@@ -204,10 +210,12 @@ def main(argv=None) -> int:
                 loose = reference(n, args.ref_rtol * 10, args.refresh)
                 print(f"  reference N = {n}: rtol {args.ref_rtol:g} vs {args.ref_rtol * 10:g} "
                       f"differ by {np.max(np.linalg.norm(ref - loose, axis=2)):.2e} m")
-            def ours(rtol, repeat, n=n):
-                atol = rtol * 1e-2 if args.search else args.atol
-                return run_circuitsim(n, rtol, atol, repeat, tmp)
-            attempts = [("circuitsim", ours, RTOL_LADDER, args.rtol)]
+            attempts = []
+            for model in args.models.split(","):
+                def ours(rtol, repeat, n=n, model=model):
+                    atol = rtol * 1e-2 if args.search else args.atol
+                    return run_circuitsim(n, rtol, atol, repeat, tmp, model)
+                attempts.append((model, ours, RTOL_LADDER, args.rtol))
             for p in peers:
                 if n > PEER_MAX_N.get(p, n):
                     print(f"{p:>10} {n:>5}  skipped above N = {PEER_MAX_N[p]} (PEER_MAX_N)")
@@ -240,8 +248,9 @@ def main(argv=None) -> int:
     for n in sizes:
         here = {r["engine"]: r["wall"] for r in rows if r["N"] == n}
         for p in peers:
-            if p in here:
-                print(f"N = {n}: circuitsim / {p} wall time {here['circuitsim'] / here[p]:.2f}")
+            for ours in (e for e in here if e not in PEERS):
+                if p in here:
+                    print(f"N = {n}: {ours} / {p} wall time {here[ours] / here[p]:.2f}")
     return 0
 
 

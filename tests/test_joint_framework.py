@@ -95,3 +95,14 @@ def test_second_derivative_of_a_rotated_vector_matches_the_quaternion_hessian():
     for i, q in enumerate(fr.q):
         expected = np.einsum("nijkl,nmj,nmi->nmkl", quaternion.dcm_d2q(q), c, w)
         assert np.allclose(fr.D2(i, c, w), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_rotation_numerator_as_one_matrix_product_matches_its_entries():
+    """quaternion._numerator (outer products times a coefficient matrix) against the
+    entry-by-entry formula, for any leading shape and off the unit sphere."""
+    from circuitsim.elements import quaternion
+    rng = np.random.default_rng(5)
+    for shape in ((4,), (7, 4), (3, 5, 4)):
+        q = rng.normal(size=shape)
+        assert np.allclose(quaternion._numerator(q), quaternion._numerator_entries(q),
+                           rtol=1e-14, atol=1e-14)

@@ -2,9 +2,9 @@
 import numpy as np
 
 
-def _numerator(q: np.ndarray) -> np.ndarray:
+def _numerator_entries(q: np.ndarray) -> np.ndarray:
     """The bracketed matrix of conventions.md §3 (the usual quaternion matrix with −1
-    written as −|q|² on the diagonal): a homogeneous quadratic N(q) with
+    written as −|q|² on the diagonal), entry by entry: a homogeneous quadratic N(q) with
     N = |q|²·R(q/|q|)."""
     q0, q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     N = np.empty(np.shape(q)[:-1] + (3, 3))
@@ -18,6 +18,23 @@ def _numerator(q: np.ndarray) -> np.ndarray:
     N[..., 2, 1] = 2 * (q2 * q3 + q0 * q1)
     N[..., 2, 2] = q0 * q0 - q1 * q1 - q2 * q2 + q3 * q3
     return N
+
+
+# N(q) = Σ_kl q_k q_l C_kl: the coefficients as a (16, 9) matrix, so that N of many
+# quaternions is one matrix product of their outer products (3x fewer numpy calls)
+_E4 = np.eye(4)
+_NUMERATOR_COEFFS = np.array([
+    (_numerator_entries(_E4[k] + _E4[l]) - _numerator_entries(_E4[k])
+     - _numerator_entries(_E4[l])) / 2 if k != l else _numerator_entries(_E4[k])
+    for k in range(4) for l in range(4)]).reshape(16, 9)
+
+
+def _numerator(q: np.ndarray) -> np.ndarray:
+    """N(q) (…, 3, 3) of ``_numerator_entries``, as qqᵀ·C."""
+    q = np.asarray(q, dtype=float)
+    lead = q.shape[:-1]
+    outer = (q[..., :, None] * q[..., None, :]).reshape(-1, 16)
+    return (outer @ _NUMERATOR_COEFFS).reshape(lead + (3, 3))
 
 
 def _numerator_dq(q: np.ndarray) -> np.ndarray:
