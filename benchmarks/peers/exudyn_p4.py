@@ -14,9 +14,10 @@ at the fixed step H (no adaptive step reduction), one thread. The rod centres at
 but --out.
 """
 import argparse
-import json
 import sys
 import time
+
+from p4_output import emit
 
 ap = argparse.ArgumentParser()
 ap.add_argument("N", type=int)
@@ -111,9 +112,4 @@ res = {"engine": "exudyn", "version": exu.config.Version(), "N": N, "h": H,
                     "newtonRelTol": ti.newton.relativeTolerance,
                     "modifiedNewton": bool(ti.newton.useModifiedNewton),
                     "linearSolver": "EigenSparse", "axialInertia": IA, "fast": bool(args.fast)}}
-if args.out:
-    with open(args.out, "w") as f:
-        json.dump(res, f)
-else:
-    print(json.dumps({k: v for k, v in res.items() if k != "centres"}))
-    print("tip", centres[-1][-1] if centres else None)
+emit(res, args.out)

@@ -11,8 +11,9 @@ loss. Minimal coordinates: MuJoCo integrates the quaternion of every ball joint.
 centres at t = 1 and 2 s are the bodies' xipos after round(1/H) and round(2/H) steps.
 """
 import argparse
-import json
 import time
+
+from p4_output import emit
 
 ap = argparse.ArgumentParser()
 ap.add_argument("N", type=int)
@@ -70,9 +71,4 @@ wall = time.perf_counter() - t0
 res = {"engine": "mujoco", "version": mujoco.__version__, "N": N, "h": H, "t": tout,
        "centres": centres, "wall_s": wall, "steps": nsteps,
        "settings": {"integrator": args.integrator, "axialInertia": IA, "time_at_end": data.time}}
-if args.out:
-    with open(args.out, "w") as f:
-        json.dump(res, f)
-else:
-    print(json.dumps({k: v for k, v in res.items() if k != "centres"}))
-    print("tip", centres[-1][-1] if centres else None)
+emit(res, args.out)

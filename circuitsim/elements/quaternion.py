@@ -78,7 +78,9 @@ def dcm_dq(q: np.ndarray) -> np.ndarray:
 
 
 def dcm_d2q(q: np.ndarray) -> np.ndarray:
-    """d²A_ij/dq_k dq_l (…,3,3,4,4) of dcm(q)."""
+    """d²A_ij/dq_k dq_l (…,3,3,4,4) of dcm(q): the full tensor, which the joints no longer
+    form (constraints.Frames.D2 contracts it in closed form); kept as the reference
+    that D2 is tested against."""
     q = np.asarray(q, dtype=float)
     s = np.sum(q * q, axis=-1)[..., None, None, None, None]
     N = _numerator(q)[..., None, None]
