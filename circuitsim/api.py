@@ -9,9 +9,9 @@ into a Case (case.py), which runs.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
-from .assembly.startup import kinematic_start
 from .assembly.system import System
 from .case import Case
 from .checkreport import CheckReport, DomainCount, SubcircuitCount
@@ -22,15 +22,22 @@ from .netlist.parser import parse as parse_text
 from .results import Result
 
 
-def load(path) -> "Netlist":
-    """Read and parse a netlist file (with its ``.include``/``.lib`` files)."""
+def load(path, include_path=(), max_elements: int | None = None) -> "Netlist":
+    """Read and parse a netlist file (with its ``.include``/``.lib`` files).
+    ``.include`` reads from the netlist's directory tree and the library; ``include_path``
+    names further directories it may read from. ``max_elements``: the cap on elements
+    after subcircuit expansion (default 1e6, or CIRCUITSIM_MAX_ELEMENTS)."""
     path = str(path)
-    return Netlist(loader.load_statements(loader.read_file(path), path), path)
+    return Netlist(loader.load_statements(loader.read_file(path), path, include_path), path,
+                   max_elements)
 
 
-def parse(text: str, filename: str = "<string>") -> "Netlist":
-    """Parse netlist text (``.include`` paths are relative to the working directory)."""
-    return Netlist(loader.load_statements(text, filename), filename)
+def parse(text: str, filename: str = "<string>", include_path=(),
+          max_elements: int | None = None) -> "Netlist":
+    """Parse netlist text (``.include`` paths are relative to, and confined to, the working
+    directory, plus ``include_path``)."""
+    return Netlist(loader.load_statements(text, filename, include_path), filename,
+                   max_elements)
 
 
 def _override_assigns(settings) -> list:
@@ -64,17 +71,22 @@ def _override_assigns(settings) -> list:
             raise NetlistError(f"cannot read the setting '{key}={value}': {exc.message}",
                                loc) from None
         a = st.params[0]
-        out.append(ast.Assign(a.key, a.value, loc))
+        value = a.value
+        if value.loc is not None:           # located in the setting as the user wrote it
+            col = value.loc.col - len(".study __set ")
+            value = dataclasses.replace(value, loc=Loc("<command line>", 1, col, loc.text))
+        out.append(ast.Assign(a.key, value, loc))
     return out
 
 
 class Netlist:
     """A parsed netlist; elaborated afresh for each study / parameter case."""
 
-    def __init__(self, statements: list, source: str = "<string>"):
+    def __init__(self, statements: list, source: str = "<string>",
+                 max_elements: int | None = None):
         self.statements = statements
         self.source = source
-        self._elaborator = elaborate.Elaborator(statements, source)
+        self._elaborator = elaborate.Elaborator(statements, source, max_elements)
         self.studies = elaborate.studies(self._elaborator.top)
         self.steps = elaborate.steps(self._elaborator.top)
 
@@ -125,10 +137,7 @@ class Netlist:
                 "3D joints/loads" if frames_only else "untyped")
             if inst.type.states:
                 domains.setdefault(dom, DomainCount()).states += len(inst.type.states)
-        try:
-            start = kinematic_start(system, system.initial_values())
-        except NetlistError as exc:
-            raise self._elaborator.relocate(exc) from None
+        start = case.start()
         return CheckReport(
             source=self.source, title=c.title, elements=len(c.elements), unknowns=system.n,
             differential=int(system.id.sum()), nnz=system.nnz, domains=domains,

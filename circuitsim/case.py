@@ -21,6 +21,9 @@ from .solver import solve
 
 STEPS_PER_PERIOD = 40    # smallest number of steps per period of a sine input
 MIN_STEPS = 50           # a run takes at least this many steps (as SPICE's TMAX)
+MAX_OUTPUT_POINTS = 10_000_000    # output times of one run (.tran tstep)
+MAX_OUTPUT_BYTES = 4 * 2**30      # the recorded values (and y, y') of one run in memory
+MANY_STEPS = 10_000_000  # an input that needs more steps than this gets a warning
 
 
 @dataclass
@@ -57,6 +60,19 @@ class Case:
         """The ``.tran`` end time (None if the netlist has none)."""
         return self.circuit.tran.tstop
 
+    def start(self):
+        """The start-up at t = 0 (consistent positions and velocities, the mobility
+        analysis) and the other checks a run makes before it integrates (the size of the
+        output grid): every input error a run would find, without running."""
+        try:
+            tr = self.circuit.tran
+            if tr.tstop and tr.tstep:
+                _check_output_size(tr.tstop / tr.tstep, tr.tstep, tr.tstop, self.system,
+                                   len(self.all_names), tr.tstep_loc)
+            return kinematic_start(self.system, self.system.initial_values())
+        except NetlistError as exc:
+            raise self.relocate(exc) from None
+
     def run(self, **kwargs) -> Result:
         """Integrate the case (keyword arguments as ``run``); input errors are located
         at the user's lines."""
@@ -79,6 +95,8 @@ def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:
             "energy_scale": float(np.max(np.abs(parts).sum(axis=1))) if energy_cols
             and len(data) else None,
             "gap_max": float(np.max(data[:, gaps])) if gaps and len(data) else None,
+            # sources, behavioural sources or applied loads do work on the circuit
+            "driven": any(g.etype.supplies_power for g in system.groups),
             "forces": forces}
 
 
@@ -91,6 +109,37 @@ def _recorded_names(system: System) -> tuple:
                                did_you_mean(name, all_names))
     probes = [name for name, _ in system.circuit.probes]
     return all_names, (probes if probes else all_names)
+
+
+def _check_output_size(points: float, tstep: float, t_end: float, system, columns: int,
+                       loc) -> None:
+    """Refuse an output grid that cannot be held (``.tran 1 1e-9``: 1e9 points) before
+    anything runs."""
+    size = points * (columns + 2 * system.n) * 8
+    if points > MAX_OUTPUT_POINTS or size > MAX_OUTPUT_BYTES:
+        raise NetlistError(
+            f".tran: output every {tstep:.3g} s up to {t_end:.3g} s gives {points:.3g} points "
+            f"of {columns} variables (~{size / 2**30:.3g} GB); at most "
+            f"{MAX_OUTPUT_POINTS:.0e} points and {MAX_OUTPUT_BYTES / 2**30:.0f} GB are "
+            "recorded: give a larger tstep, or .probe fewer variables", loc)
+
+
+def _fast_inputs(circuit, t_end: float) -> list:
+    """A warning (message, loc) for each input whose time scale (a sine's period) needs
+    more than MANY_STEPS steps over the run: such a run would seem to hang."""
+    out = []
+    for inst in circuit.elements:
+        for name, value in inst.params.items():
+            scale = getattr(value, "time_scale", None)
+            if scale is None:
+                continue
+            steps = t_end / scale() * STEPS_PER_PERIOD
+            if steps > MANY_STEPS:
+                out.append((f"{inst.type.keyword} {inst.name}: {name} varies on a time "
+                            f"scale of {scale():.3g} s; resolving it up to {t_end:.3g} s "
+                            f"takes at least {steps:.2g} steps (Ctrl-C keeps the results so "
+                            "far)", inst.param_locs.get(name, inst.loc)))
+    return out
 
 
 def _both(writer, on_output):
@@ -122,6 +171,8 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     tstep = tstep if tstep is not None else tr.tstep
     t_out = None
     if tstep:
+        _check_output_size(t_end / tstep, tstep, t_end, system, len(case.all_names),
+                           tr.tstep_loc if tstep == tr.tstep else None)
         count = int(np.floor(t_end / tstep + 1e-9))
         t_out = np.linspace(0.0, count * tstep, count + 1)
         if t_out[-1] < t_end * (1 - 1e-12):
@@ -130,13 +181,14 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     start = kinematic_start(system, system.initial_values())
     y0 = start.y0
     system.classify(0.0, y0)
-    if on_start is not None:
-        on_start(start)
     if max_step is None:
         # Inputs drive algebraic unknowns that the error test does not watch: resolve a
         # sine with STEPS_PER_PERIOD steps, and never cross more than 1/MIN_STEPS of the run.
         max_step = min(tr.maxstep, system.input_time_scale() / STEPS_PER_PERIOD,
                        t_end / MIN_STEPS)
+        start.warnings += _fast_inputs(c, t_end)
+    if on_start is not None:
+        on_start(start)
     cols = [all_names.index(p) for p in names] if c.probes else None
 
     def recorded(T, Y, YP):

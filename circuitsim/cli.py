@@ -6,16 +6,22 @@ run), 3 solver failure or interrupt (results so far are written), 70 internal er
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
-from . import api
+from . import __version__, api
 from . import studies as studies_mod
 from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
-                     SolverError)
+                     SolverError, Terminated)
 
 EXIT_INTERNAL = 70
+# Ctrl-C, and what `timeout`, `kill` and batch schedulers send (no SIGHUP on Windows)
+STOP_SIGNALS = tuple(s for s in (getattr(signal, name, None)
+                                 for name in ("SIGINT", "SIGTERM", "SIGHUP")) if s is not None)
 MAX_WARNINGS = 10       # warnings printed per run; the rest are counted
 PROGRESS_AFTER = 2.0     # seconds before a progress line appears (short runs stay quiet)
 PROGRESS_EVERY = {True: 0.5, False: 10.0}   # seconds between updates: terminal, log file
@@ -24,30 +30,72 @@ PROGRESS_EVERY = {True: 0.5, False: 10.0}   # seconds between updates: terminal,
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="circuitsim",
                                 description="Simulate mechanisms and actuators as equivalent circuits.")
+    p.add_argument("--version", action="version", version=f"circuitsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run the transient of a netlist")
-    run.add_argument("file", help="netlist file (.cir)")
+    run = sub.add_parser("run", help="run the transient of a netlist",
+                         description="Run the transient of a netlist: each study or .step "
+                         "case is elaborated and checked before the first one runs.")
+    run.add_argument("file", nargs="?", help="netlist file (.cir)")
     run.add_argument("--out", help="results file (.csv or .npz); one file per case when "
-                     "several studies or .step cases run")
+                     "several studies or .step cases run; checked before the run")
     grp = run.add_mutually_exclusive_group()
     grp.add_argument("--study", help="run this .study")
-    grp.add_argument("--all-studies", action="store_true", help="run every .study")
-    run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                     help="override a parameter (k=1e6) or an element parameter (R1.R=2k)")
-    run.add_argument("--plot", nargs="+", metavar="VAR", help="write a PNG plot of these variables")
+    grp.add_argument("--all-studies", action="store_true",
+                     help="run the netlist as written and every .study, then compare them")
+    _common(run)
+    run.add_argument("--plot", nargs="+", action="extend", metavar="VAR",
+                     help="write a PNG plot of these variables")
     run.add_argument("--plot-file", help="PNG path (default: next to --out or the netlist name)")
     run.add_argument("--stream", action="store_true",
-                     help="write the CSV while the run goes (to --out, else <netlist>.csv): "
-                     "a failed or interrupted long run leaves its results up to that time")
+                     help="write the CSV while the run goes (to --out, else <netlist>.csv; "
+                     "while running the rows are in <that file>.<pid>.part, renamed when the "
+                     "run ends): a failed or interrupted long run leaves its results up to "
+                     "that time")
     run.add_argument("--report", action="store_true",
                      help="print a run report: solver statistics, joint constraint violations, "
                      "quaternion norms, Kirchhoff residuals, power balance")
     run.add_argument("--quiet", action="store_true", help="no summary or progress")
-    check = sub.add_parser("check", help="parse and build the equations; report counts; no run")
-    check.add_argument("file")
-    check.add_argument("--study")
-    check.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    check = sub.add_parser("check", help="parse and build the equations; report counts; no run",
+                           description="Parse, elaborate and assemble every study and .step "
+                           "case (or the one named) as run would, without running.")
+    check.add_argument("file", nargs="?", help="netlist file (.cir)")
+    check.add_argument("--study", help="check only this .study (default: the netlist as "
+                       "written and every study)")
+    _common(check)
     return p
+
+
+def _common(p) -> None:
+    """Options that run and check share."""
+    p.add_argument("--set", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
+                   help="override a parameter (k=1e6), an element parameter (R1.R=2k) or a "
+                   "solver option (rtol=1e-9, atol, maxstep, h0, maxorder); several may "
+                   "follow one --set")
+    p.add_argument("--include-path", action="append", default=[], metavar="DIR",
+                   help="a directory .include may read from besides the netlist's own tree "
+                   "and the library (also: CIRCUITSIM_INCLUDE_PATH)")
+    p.add_argument("--max-elements", type=int, metavar="N",
+                   help="refuse netlists that expand to more elements than this "
+                   "(default 1000000, or CIRCUITSIM_MAX_ELEMENTS)")
+
+
+def _netlist_file(args) -> None:
+    """The netlist may also come after --plot/--set values (``--plot v out.cir``): nargs=+
+    takes it along; give it back."""
+    if args.file is not None:
+        return
+    for listed in (getattr(args, "plot", None), args.set):
+        if listed and "=" not in listed[-1] and (listed[-1].lower().endswith((".cir", ".net",
+                                                                              ".sp"))
+                                                  or Path(listed[-1]).is_file()):
+            args.file = listed.pop()
+            return
+    raise NetlistError(f"{args.command}: no netlist file given (circuitsim {args.command} "
+                       "FILE.cir ...)", Loc("<command line>", 1, 1))
+
+
+def _load(args):
+    return api.load(args.file, include_path=args.include_path, max_elements=args.max_elements)
 
 
 def _case_path(base: Path, case: str, several: bool) -> Path:
@@ -81,17 +129,34 @@ class _Progress:
             print(file=sys.stderr)
 
 
+def _cases(net, args, all_studies: bool) -> list:
+    """(case name, study, settings) of every case the command covers."""
+    studies = [None] + list(net.studies) if all_studies else [args.study]
+    return [(name or ("base" if all_studies else ""), study, settings)
+            for study in studies for name, settings in net.cases(study, args.set)]
+
+
+def _writable(path: Path, option: str) -> Path:
+    """NetlistError at the command-line option unless ``path`` can be written: checked
+    before the run, so that no run is lost to a missing directory."""
+    where = Loc("<command line>", 1, 1, f"{option} {path}")
+    parent = path.parent
+    if path.is_dir():
+        raise NetlistError(f"{option} {path}: is a directory; give a file name", where)
+    if not parent.is_dir():
+        raise NetlistError(f"{option} {path}: the directory {parent} does not exist", where)
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise NetlistError(f"{option} {path}: not writable", where)
+    return path
+
+
 def _run(args) -> int:
-    net = api.load(args.file)
+    net = _load(args)
     stem = Path(args.file).stem
-    if args.all_studies:
-        if not net.studies:
-            raise NetlistError(f"--all-studies: {args.file} defines no .study")
-        studies = [None] + list(net.studies)          # the netlist as written comes first
-    else:
-        studies = [args.study]
-    cases = [(name or ("base" if args.all_studies else ""), study, settings)
-             for study in studies for name, settings in net.cases(study, args.set)]
+    if args.all_studies and not net.studies:
+        raise NetlistError(f"--all-studies: {args.file} defines no .study",
+                           Loc("<command line>", 1, 1, "--all-studies"))
+    cases = _cases(net, args, args.all_studies)
     several = len(cases) > 1
     out_base = Path(args.out) if args.out else None
     if args.stream:
@@ -99,6 +164,17 @@ def _run(args) -> int:
         if out_base.suffix.lower() != ".csv":
             raise NetlistError(f"--stream writes CSV; got --out {out_base}",
                                Loc("<command line>", 1, 1, f"--out {out_base}"))
+    if out_base is not None:
+        for name, _, _ in cases:
+            _writable(_case_path(out_base, name, several), "--out")
+    if args.all_studies:
+        studies_csv = _writable(out_base.with_name(out_base.stem + "_studies.csv")
+                                if out_base else Path(f"{stem}_studies.csv"), "--out")
+    png = None
+    if args.plot:
+        png = _writable(Path(args.plot_file) if args.plot_file else (
+            out_base.with_suffix(".png") if out_base else Path(f"{stem}.png")),
+            "--plot-file")
     # every case elaborated and assembled once, all before the first run: a bad later
     # case (or a misspelt --plot name) is said before any work
     prepared = [net.prepare(study, settings, name) for name, study, settings in cases]
@@ -123,10 +199,14 @@ def _run(args) -> int:
             target = streamed or _case_path(out_base or Path(f"{stem}_partial.csv"), name,
                                             several)
             if exc.partial is not None and len(exc.partial):
-                if not streamed:
-                    exc.partial.save(target)
                 where = (f"results up to t = {exc.partial.t[-1]:.6g} s "
                          f"({len(exc.partial)} points) written to {target}")
+                try:
+                    if not streamed:
+                        with _HeldSignals(target):
+                            exc.partial.save(target)
+                except CircuitsimError as save_error:     # the diagnosis comes first
+                    where = f"the results could not be written: {save_error}"
             else:
                 where = "no results were computed"
             print(f"error: {args.file}{' [' + name + ']' if name else ''}: {exc}\n{where}",
@@ -137,7 +217,15 @@ def _run(args) -> int:
         results[name] = res
         written = ""
         if out_base:
-            written = f" -> {streamed or res.save(_case_path(out_base, name, several))}"
+            target = streamed or _case_path(out_base, name, several)
+            with _HeldSignals(target) as held:
+                if not streamed:
+                    res.save(target)
+            written = f" -> {target}"
+            if held.received:
+                print(f"stopped by {held.received} after {target} was written; the cases "
+                      "after it were not run", file=sys.stderr)
+                return EXIT_SOLVER
         if not args.quiet:
             s = res.stats
             print(f"{name or stem}: t = 0 .. {res.t[-1]:.6g} s, {len(res)} points, "
@@ -147,17 +235,40 @@ def _run(args) -> int:
             print(res.report.text())
     if args.all_studies:
         rows = studies_mod.compare(results, wall)
-        target = (out_base.with_name(out_base.stem + "_studies.csv") if out_base
-                  else Path(f"{stem}_studies.csv"))
         print(f"\nstudy comparison (reference: {next(iter(results))}):")
         print(studies_mod.table(rows))
-        print(f"comparison -> {studies_mod.write_csv(rows, target)}")
+        with _HeldSignals(studies_csv):
+            print(f"comparison -> {studies_mod.write_csv(rows, studies_csv)}")
     if args.plot:
         from .plotting import plot
-        png = Path(args.plot_file) if args.plot_file else (
-            out_base.with_suffix(".png") if out_base else Path(f"{stem}.png"))
         print(f"plot -> {plot(results, args.plot, png)}")
     return EXIT_OK
+
+
+class _HeldSignals:
+    """While results are written, Ctrl-C, SIGTERM and SIGHUP are held until the file is
+    complete (a second Ctrl-C must not leave half a file); a note says so."""
+
+    def __init__(self, target):
+        self.target = target
+        self.received = ""
+        self.previous = {}
+
+    def _hold(self, signum, frame) -> None:
+        self.received = self.received or signal.Signals(signum).name
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for signum in STOP_SIGNALS:
+                self.previous[signum] = signal.signal(signum, self._hold)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        if self.received:
+            print(f"note: {self.received} arrived while {self.target} was written; the "
+                  "file was completed first", file=sys.stderr)
 
 
 def _print_warnings(warnings) -> None:
@@ -178,8 +289,17 @@ def _print_start(start, quiet: bool) -> None:
 
 
 def _check(args) -> int:
-    report = api.load(args.file).check(args.study, args.set)
+    net = _load(args)
+    report = net.check(args.study, args.set)
+    # the other cases a run could take (studies, .step values) are elaborated and
+    # assembled as run would, so that check passes only what run accepts
+    others = [case for case in _cases(net, args, args.study is None and bool(net.studies))
+              if case[1] is not None or case[0] not in ("", "base")]
+    for name, study, settings in others:
+        net.prepare(study, settings, name).start()
     print(report)
+    if others:
+        print(f"  also checked: {', '.join(name for name, _, _ in others)}")
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     for message, loc in report.warnings:
@@ -187,9 +307,23 @@ def _check(args) -> int:
     return EXIT_OK
 
 
+def _on_signal(signum, frame) -> None:
+    raise Terminated(signal.Signals(signum).name)
+
+
+def _handle_termination() -> None:
+    """SIGTERM and SIGHUP stop a run as Ctrl-C does: the results so far are written."""
+    for signum in STOP_SIGNALS:
+        if signum != signal.SIGINT:
+            signal.signal(signum, _on_signal)
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        _handle_termination()
     try:
+        _netlist_file(args)
         return _run(args) if args.command == "run" else _check(args)
     except NetlistError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -200,8 +334,9 @@ def main(argv=None) -> int:
     except CircuitsimError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        why = f"stopped by {exc.signal_name}" if isinstance(exc, Terminated) else "interrupted"
+        print(f"{why} before the run started; nothing was computed", file=sys.stderr)
         return EXIT_SOLVER
     except Exception as exc:   # a bug in circuitsim, not a user error: say so briefly
         import traceback

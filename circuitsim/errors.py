@@ -15,6 +15,7 @@ Library code raises these; only ``cli.py`` prints them and chooses the exit code
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 EXIT_OK = 0
@@ -32,6 +33,38 @@ class Loc:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+
+SHOWN_WIDTH = 100   # characters of a source line shown around the error's column
+LONGEST_WORD = 200  # longer words (a 1 MB name) are cut in messages
+_LONG_WORD = re.compile(r"[^\s'\"]{%d,}" % (LONGEST_WORD + 1))
+
+
+def _escaped(text: str) -> str:
+    """A tab becomes a blank (the caret stays aligned); other control characters are
+    written as escapes (an ESC sequence would otherwise act on the reader's terminal)."""
+    return "".join(ch if ch.isprintable() or ch == "\n" else
+                   " " if ch == "\t" else ch.encode("unicode_escape").decode("ascii")
+                   for ch in text)
+
+
+def printable(text: str) -> str:
+    """A message safe to print: control characters escaped, a word longer than
+    LONGEST_WORD (a 1 MB name) cut in the middle."""
+    return _LONG_WORD.sub(lambda m: f"{m[0][:40]}...({len(m[0])} characters)...{m[0][-40:]}",
+                          _escaped(text))
+
+
+def shown_source(line: str, col: int) -> tuple[str, int]:
+    """The part of a source line shown under an error (at most SHOWN_WIDTH characters
+    around ``col``, control characters escaped) and the caret's column in it."""
+    start = max(0, min(col - 1 - SHOWN_WIDTH // 2, len(line) - SHOWN_WIDTH))
+    end = start + SHOWN_WIDTH
+    before = _escaped(line[start:col - 1])
+    shown = before + _escaped(line[col - 1:end])
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if end < len(line) else ""
+    return prefix + shown + suffix, len(prefix) + len(before) + 1
 
 
 class CircuitsimError(Exception):
@@ -56,12 +89,13 @@ class NetlistError(CircuitsimError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        head = f"{self.loc}: {self.message}" if self.loc else self.message
+        message = printable(self.message)
+        head = f"{self.loc}: {message}" if self.loc else message
         lines = [head]
         if self.loc and self.loc.text:
-            src = self.loc.text.rstrip("\n")
+            src, col = shown_source(self.loc.text.rstrip("\n"), self.loc.col)
             lines.append("    " + src)
-            lines.append("    " + " " * max(self.loc.col - 1, 0) + "^")
+            lines.append("    " + " " * max(col - 1, 0) + "^")
         if self.hint:
             lines.append(self.hint)
         return "\n".join(lines)
@@ -136,9 +170,18 @@ class InconsistentInitialConditions(SolverError):
 
 
 class Interrupted(SolverError):
-    """The run was interrupted (Ctrl-C); the results so far are kept."""
+    """The run was interrupted (Ctrl-C, SIGTERM, SIGHUP); the results so far are kept."""
 
     code = "E_INTERRUPTED"
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised in the main thread when SIGTERM or SIGHUP arrives (what ``timeout``,
+    ``kill`` and batch schedulers send), so that it stops a run as Ctrl-C does."""
+
+    def __init__(self, signal_name: str):
+        super().__init__(signal_name)
+        self.signal_name = signal_name
 
 
 def did_you_mean(name: str, candidates) -> str | None:

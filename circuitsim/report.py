@@ -7,15 +7,18 @@
   the solver left; in the node's flow unit);
 - power balance of the whole circuit. Every element's absorbed power is the sum over its
   port nodes of potential × the flow it draws from the node (its contribution to the
-  node's flow balance). Elements are sources (potential and flow sources), stores (those
-  reporting a stored energy: capacitances, inductances, masses, inertias, springs,
-  bodies, 3D springs) or the rest (dissipation and ideal transfer: resistors, dampers,
-  friction, stops, transformers, joints). Integrated over the run (trapezoid over the
-  recorded points):  W_in = W_dissipated + ΔE, where ΔE is the change of the stored
-  energies computed from the states (not from the powers). Its error measures the
-  energy consistency of the solution and of the quadrature (trapezoid over the recorded
-  points, error ~ tstep²: record finely, ``tstep``, for a tight check); an element storing energy without reporting it (an
-  end stop in contact, an elastic joint) shows up as "dissipation".
+  node's flow balance). Elements are inputs (potential and flow sources, behavioural
+  sources, applied forces and torques: ``supplies_power``), stores (those reporting a
+  stored energy: capacitances, inductances, masses, inertias, springs, bodies, 3D
+  springs) or the rest (dissipation and ideal transfer: resistors, dampers, friction,
+  stops, transformers, joints); a store that also dissipates (a 3D spring with damping:
+  ``dissipating_store``) counts its absorbed work minus the change of its own energy as
+  dissipation. Integrated over the run (trapezoid over the recorded points):
+  W_in = W_dissipated + ΔE, where ΔE is the change of the stored energies computed from
+  the states (not from the powers). Its error measures the energy consistency of the
+  solution and of the quadrature (trapezoid over the recorded points, error ~ tstep²:
+  record finely, ``tstep``, for a tight check); an element storing energy without
+  reporting it (an end stop in contact, an elastic joint) shows up as "dissipation".
 """
 from __future__ import annotations
 
@@ -144,7 +147,7 @@ def _kirchhoff(system, t, y, yp) -> list:
 
 
 def _category(etype) -> str:
-    if etype.is_potential_source or etype.is_flow_source:
+    if etype.supplies_power:
         return "source"
     if any(o.kind == "energy" for o in etype.outputs):
         return "store"
@@ -152,21 +155,33 @@ def _category(etype) -> str:
 
 
 def _power_balance(system, t, Y, YP, col, data) -> dict:
+    """Input, dissipated and stored work over the run. A store that also dissipates (a
+    spring-damper) absorbs work of which only the change of its own stored energy is
+    stored: the rest is counted as dissipation."""
     node_rows = np.zeros(system.n + 2, dtype=bool)
     node_rows[list(_node_rows(system))] = True
     power = {"source": np.zeros(len(t)), "store": np.zeros(len(t)), "other": np.zeros(len(t))}
-    for k in range(len(t)):
-        ye, ype = system._extend(Y[k]), system._extend(YP[k], constants=False)
-        for g in system.groups:
+    store_losses = 0.0
+    for g in system.groups:
+        absorbed = np.zeros(len(t))
+        for k in range(len(t)):
+            ye, ype = system._extend(Y[k]), system._extend(YP[k], constants=False)
             F = g.etype.residual(t[k], ye[g.var_idx], ype[g.var_idx], g.p)
             F = F.reshape(g.row_idx.shape)
             potential = np.where(node_rows[g.row_idx], ye[g.row_idx], 0.0)
-            power[_category(g.etype)][k] += float(np.sum(potential * F))
+            absorbed[k] = float(np.sum(potential * F))
+        kind = _category(g.etype)
+        power[kind] += absorbed
+        if kind == "store" and g.etype.dissipating_store:
+            own = [col[f"{inst.name}.{o.name}"] for inst in g.instances
+                   for o in g.etype.outputs if o.kind == "energy"]
+            E_own = data[:, own].sum(axis=1)
+            store_losses += float(_trapezoid(absorbed, t)) - float(E_own[-1] - E_own[0])
     energy_cols = [col[n] for n in system.output_names("energy")]
     E = data[:, energy_cols].sum(axis=1) if energy_cols else np.zeros(len(t))
     W_in = 0.0 - float(_trapezoid(power["source"], t))          # 0.0 -: no "-0"
-    W_diss = float(_trapezoid(power["other"], t))
-    W_store = float(_trapezoid(power["store"], t))
+    W_diss = float(_trapezoid(power["other"], t)) + store_losses
+    W_store = float(_trapezoid(power["store"], t)) - store_losses
     dE = float(E[-1] - E[0])
     error = W_in - W_diss - dE
     scale = max(abs(W_in), abs(W_diss), abs(dE),

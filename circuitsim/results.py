@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -77,25 +80,21 @@ class Result:
                 f"{len(self.t)} points, {len(self.names)} variables>")
 
     def to_csv(self, path) -> Path:
-        path = Path(path)
-        try:
-            with path.open("w", newline="") as fh:
-                writer = csv.writer(fh)
-                writer.writerow(["time"] + self.names)
-                for ti, row in zip(self.t, self.data):
-                    writer.writerow([repr(float(ti))] + [repr(float(v)) for v in row])
-        except OSError as exc:
-            raise CircuitsimError(f"cannot write {path}: {exc.strerror}") from None
-        return path
+        with replaced(path) as (fh, target):
+            text = io.TextIOWrapper(fh, newline="", encoding="utf-8")
+            writer = csv.writer(text)
+            writer.writerow(["time"] + self.names)
+            for ti, row in zip(self.t, self.data):
+                writer.writerow([repr(float(ti))] + [repr(float(v)) for v in row])
+            text.flush()
+            text.detach()
+        return target
 
     def to_npz(self, path) -> Path:
-        path = Path(path)
-        try:
-            np.savez(path, time=self.t, names=np.array(self.names), data=self.data,
+        with replaced(path) as (fh, target):
+            np.savez(fh, time=self.t, names=np.array(self.names), data=self.data,
                      status=self.status)
-        except OSError as exc:
-            raise CircuitsimError(f"cannot write {path}: {exc.strerror}") from None
-        return path
+        return target
 
     def save(self, path) -> Path:
         """CSV or NPZ by the file's suffix."""
@@ -109,10 +108,41 @@ class Result:
         return cls(data[:, 0], header[1:], data[:, 1:])
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def replaced(path):
+    """Write ``path`` as a whole or not at all: yields (binary file, path) for a temporary
+    file next to it, renamed onto ``path`` when the block ends without an error and
+    removed otherwise. Two runs writing the same path leave one complete file (the last
+    to finish), never interleaved rows."""
+    path = Path(path)
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part",
+                                    dir=path.parent if str(path.parent) else ".")
+    except OSError as exc:
+        raise CircuitsimError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        os.chmod(temp, 0o666 & ~_umask())      # as an ordinary new file, not mkstemp's 0600
+        with os.fdopen(fd, "wb") as fh:
+            yield fh, path
+        os.replace(temp, path)
+    except OSError as exc:
+        raise CircuitsimError(f"cannot write {path}: {exc.strerror}") from None
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+
+
 class StreamWriter:
     """Writes a run's CSV while it runs (``--stream``): rows are buffered and flushed
-    every FLUSH_POINTS points or FLUSH_SECONDS, so that an interrupted or failed long run
-    leaves a readable file up to the last flush (and ``close`` flushes the rest).
+    every FLUSH_POINTS points or FLUSH_SECONDS to ``<path>.<pid>.part``, renamed onto
+    ``path`` by ``close`` (also after a failure or interrupt), so that a long run leaves a
+    readable file up to its last point and two runs never interleave their rows.
 
     ``rows(T, Y, YP)`` turns a chunk of solver points into the recorded columns."""
 
@@ -121,14 +151,15 @@ class StreamWriter:
 
     def __init__(self, path, names: list, rows):
         self.path = Path(path)
+        self.part = self.path.with_name(f"{self.path.name}.{os.getpid()}.part")
         self.rows = rows
         self.buffer: list = []
         self.count = 0
         self.last = time.monotonic()
         try:
-            self.fh = self.path.open("w", newline="")
+            self.fh = self.part.open("w", newline="")
         except OSError as exc:
-            raise CircuitsimError(f"cannot write {self.path}: {exc.strerror}") from None
+            raise CircuitsimError(f"cannot write {self.part}: {exc.strerror}") from None
         csv.writer(self.fh).writerow(["time"] + list(names))
         self.fh.flush()
 
@@ -155,6 +186,13 @@ class StreamWriter:
         self.last = time.monotonic()
 
     def close(self) -> Path:
-        self.flush()
-        self.fh.close()
+        try:
+            self.flush()
+        finally:
+            self.fh.close()
+            try:
+                os.replace(self.part, self.path)
+            except OSError as exc:
+                raise CircuitsimError(f"cannot rename {self.part} to {self.path}: "
+                                      f"{exc.strerror}") from None
         return self.path

@@ -1,26 +1,31 @@
 """Comparison of the studies of one netlist (joint-model variants, parameter changes).
 
-Per study: steps, wall time, the largest joint gap (position-level violation), the
-largest change of the circuit's stored energy (meaningful for conservative systems),
-and the largest difference of each joint force from the first study's, on the first
-study's time grid.
+Per study: steps, steps rejected by the error test (as the run line counts them) and
+Newton failures, wall time, the largest joint gap (position-level violation), the
+largest drift of the circuit's stored energy (for circuits that no source drives; for
+driven ones the run report's power balance is the check), and the largest difference of
+each joint force from the first study's, on the first study's time grid.
 """
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 import numpy as np
 
-COLUMNS = ["study", "steps", "rejected", "wall_s", "max_gap_m", "max_energy_error",
-           "max_force_diff_N"]
+from .results import replaced
+
+COLUMNS = ["study", "steps", "rejected", "newton_failures", "wall_s", "max_gap_m",
+           "energy_drift", "max_force_diff_N"]
 
 
-def energy_error(result) -> float | None:
+def energy_drift(result) -> float | None:
     """max |E(t) − E(0)| relative to the largest sum of |stored energies| seen (the
-    energy that moves between kinetic and potential form); None without energy stores."""
+    energy that moves between kinetic and potential form); None without energy stores
+    or when sources drive the circuit (then E changes by the work they do)."""
     E = result.diagnostics.get("energy")
-    if E is None or len(E) == 0:
+    if E is None or len(E) == 0 or result.diagnostics.get("driven"):
         return None
     scale = max(result.diagnostics.get("energy_scale") or 0.0, 1e-300)
     return float(np.max(np.abs(E - E[0])) / scale)
@@ -39,10 +44,11 @@ def compare(results: dict, wall_times: dict) -> list[dict]:
             if base is not None and len(res.t) and len(ref.t):
                 diffs.append(np.max(np.abs(np.interp(ref.t, res.t, force) - base)))
         rows.append({"study": name, "steps": res.stats.get("nsteps", 0),
-                     "rejected": res.stats.get("nfail_err", 0) + res.stats.get("nfail_conv", 0),
+                     "rejected": res.stats.get("nfail_err", 0),
+                     "newton_failures": res.stats.get("nfail_conv", 0),
                      "wall_s": wall_times.get(name, float("nan")),
                      "max_gap_m": res.diagnostics.get("gap_max"),
-                     "max_energy_error": energy_error(res),
+                     "energy_drift": energy_drift(res),
                      "max_force_diff_N": max(diffs) if diffs else None})
     return rows
 
@@ -63,10 +69,12 @@ def table(rows: list[dict]) -> str:
 
 
 def write_csv(rows: list[dict], path) -> Path:
-    path = Path(path)
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+    with replaced(path) as (fh, target):
+        text = io.TextIOWrapper(fh, newline="", encoding="utf-8")
+        writer = csv.DictWriter(text, fieldnames=COLUMNS)
         writer.writeheader()
         for r in rows:
             writer.writerow({c: ("" if r[c] is None else r[c]) for c in COLUMNS})
-    return path
+        text.flush()
+        text.detach()
+    return target

@@ -209,12 +209,31 @@ def _scale(mantissa: float, factor: float) -> float:
 PREFIX_BEFORE_UNIT = ("m", "g")
 
 
+MAX_MAGNITUDE = 1e100   # beyond this no quantity is physical, and squares would overflow
+
+
 def to_si(mantissa: float, suffix: str, unit: str | None) -> float:
     """The value of ``<mantissa><suffix>`` in SI.
 
     ``unit``: the declared SI unit of the place the number is written ('' or '1' for
-    dimensionless), or None where nothing is declared. Raises UnitError.
+    dimensionless), or None where nothing is declared. Raises UnitError, also for a
+    number that overflows or exceeds MAX_MAGNITUDE.
     """
+    value = _to_si(mantissa, suffix, unit)
+    check_magnitude(value)
+    return value
+
+
+def check_magnitude(value: float) -> None:
+    """UnitError unless ``value`` is finite and within ±MAX_MAGNITUDE."""
+    if not abs(value) <= MAX_MAGNITUDE:
+        raise UnitError(("the number overflows to infinity" if math.isinf(value) else
+                         f"{value:.3g} is not a number" if math.isnan(value) else
+                         f"{value:.3g} is too large") +
+                        "; values are limited to ±1e100")
+
+
+def _to_si(mantissa: float, suffix: str, unit: str | None) -> float:
     if not suffix:
         return mantissa
     prefix = PREFIXES.get(suffix.lower())

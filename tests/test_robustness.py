@@ -57,14 +57,18 @@ def test_ctrl_c_leaves_a_readable_results_file(tmp_path):
                              "--stream", "--out", str(out)], cwd=REPO, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=_no_sigint_ignore)
+    # while the run goes the rows are in long.csv.<pid>.part, renamed at the end
+    part = tmp_path / f"long.csv.{proc.pid}.part"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 20000):
+    while time.monotonic() < deadline and (not part.exists() or part.stat().st_size < 20000):
         time.sleep(0.2)
+    assert not out.exists()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
     assert "E_INTERRUPTED" in err and f"written to {out}" in err
     assert "Traceback" not in err
+    assert not part.exists()
     res = Result.from_csv(out)
     assert len(res) > 100 and 0 < res.t[-1] < 1000
     t_stop = float(err.split("results up to t = ")[1].split()[0])

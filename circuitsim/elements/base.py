@@ -240,6 +240,12 @@ class ElementType:
     # Topology roles for the structural checks (language.md §7).
     is_flow_source: ClassVar[bool] = False       # imposes its flow (I)
     is_potential_source: ClassVar[bool] = False  # imposes p_a − p_b (V)
+    # Its power comes from outside the circuit (sources, behavioural sources, applied
+    # forces and torques): the run report's power balance counts it as input.
+    supplies_power: ClassVar[bool] = False
+    # It reports a stored energy but also dissipates (a spring with damping): the power
+    # balance counts its absorbed work minus the change of its energy as dissipation.
+    dissipating_store: ClassVar[bool] = False
     # The element owns its ports' nodes, named <element>.<port> (a body's B.vx ... B.wz);
     # it is written without ports and other elements may use it as a frame.
     implicit_ports: ClassVar[bool] = False

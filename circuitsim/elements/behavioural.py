@@ -35,6 +35,7 @@ FLOW, POTENTIAL = "I", "V"
 
 class Behavioural(ElementType):
     keyword = "B"
+    supplies_power = True
     description = "behavioural source: flow I = {expr} or potential V = {expr}"
     ports = (Port("a"), Port("b"))
     params = (Param("I", _FLOW, default=None, kind="expr",

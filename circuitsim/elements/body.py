@@ -108,7 +108,9 @@ class Body(ElementType):
                *(Output(f"H{a}", "N*m*s", f"angular momentum about the centre of mass, {a}")
                  for a in "xyz"),
                Output("U", "J", "potential energy in gravity, −m·g·r (zero at the origin)",
-                      kind="energy"))
+                      kind="energy"),
+               *(Output(f"wb{a}", "rad/s", f"angular velocity in the body's own axes, {a} "
+                        "(Aᵀ·ω; what a body-mounted gyro reads)") for a in "xyz"))
     differential_vars = tuple(range(13))
     pattern = _pattern()
 
@@ -251,4 +253,5 @@ class Body(ElementType):
         H = np.einsum("tnij,njk,tnlk,tnl->tni", A, p.Jc, A, w)          # H = A·Jc·Aᵀ·ω
         T = 0.5 * p.m * np.sum(vel * vel, axis=-1) + 0.5 * np.sum(w * H, axis=-1)
         U = -p.m * np.sum(p.g * x[..., R], axis=-1)                      # −m g·r
-        return np.concatenate([T[..., None], H, U[..., None]], axis=-1)
+        w_body = np.einsum("tnji,tnj->tni", A, w)                       # Aᵀ·ω
+        return np.concatenate([T[..., None], H, U[..., None], w_body], axis=-1)

@@ -21,6 +21,7 @@ from .frames import NV, Q, V, W, arm, cross, local_offset, skew
 
 class Force(ElementType):
     keyword = "force"
+    supplies_power = True
     description = "force at a point of a frame, global components"
     ports = (Port("frame", frame=True),)
     params = (Param("F", "N", description="force (fx, fy, fz), global", kind="timevector",

@@ -3,8 +3,9 @@
 Ports
     a, b: translational or rotational, both the same.
 Parameters
-    Fc: Coulomb (sliding) friction force (N or N·m).
-    Fs: static (breakaway) friction, default Fc (no Stribeck peak).
+    Fc: Coulomb (sliding) friction force (N or N·m); may vary in time (a brake that
+        engages at 1.5 s: ``Fc=step(1.5, 0, 40)`` or ``Fc={40*step(time - 1.5)}``).
+    Fs: static (breakaway) friction, default Fc(t) (no Stribeck peak).
     vs: Stribeck velocity (m/s or rad/s), default 0.01.
     b: viscous coefficient (N·s/m or N·m·s/rad), default 0.
     veps: regularisation velocity of sign(v) (m/s or rad/s), default 1e-4.
@@ -28,7 +29,8 @@ class Friction(ElementType):
     keyword = "friction"
     description = "Coulomb + Stribeck + viscous friction, sign regularised by tanh(v/veps)"
     ports = (Port("a", MECHANICAL), Port("b", MECHANICAL))
-    params = (Param("Fc", F_UNITS, description="Coulomb friction", nonnegative=True),
+    params = (Param("Fc", F_UNITS, description="Coulomb friction (may vary in time)",
+                    nonnegative=True, kind="time"),
               Param("Fs", F_UNITS, default=None, description="static friction (default Fc)",
                     nonnegative=True),
               Param("vs", V_UNITS, default=0.01, description="Stribeck velocity", positive=True),
@@ -41,14 +43,24 @@ class Friction(ElementType):
     @classmethod
     def prepare(cls, instances):
         p = super().prepare(instances)
-        p.Fs = np.where(np.isnan(p.Fs), p.Fc, p.Fs)       # default: no Stribeck peak
+        p.Fs_given = ~np.isnan(p.Fs)       # else Fs follows Fc(t): no Stribeck peak
         return p
 
     @staticmethod
-    def _law(v, p):
+    def _levels(t, p):
+        """(Fc, Fs) at the time(s) t: (N,) for a scalar t, (T, N) for an array."""
+        if np.ndim(t) == 0:
+            Fc = p.Fc(t)
+        else:
+            Fc = np.array([p.Fc(ti) for ti in np.ravel(t)]).reshape(np.shape(t) + (-1,))
+        return Fc, np.where(p.Fs_given, p.Fs, Fc)
+
+    @classmethod
+    def _law(cls, t, v, p):
         """f(v) and df/dv of equation (1)."""
-        peak = (p.Fs - p.Fc) * np.exp(-(v / p.vs) ** 2)
-        level = p.Fc + peak
+        Fc, Fs = cls._levels(t, p)
+        peak = (Fs - Fc) * np.exp(-(v / p.vs) ** 2)
+        level = Fc + peak
         th = np.tanh(v / p.veps)
         f = level * th + p.b * v
         dlevel = peak * (-2.0 * v / p.vs ** 2)
@@ -57,16 +69,16 @@ class Friction(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
-        f, _ = cls._law(x[:, 0] - x[:, 1], p)                 # (1)
+        f, _ = cls._law(t, x[:, 0] - x[:, 1], p)              # (1)
         return branch_rows(f)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
-        _, g = cls._law(x[:, 0] - x[:, 1], p)
+        _, g = cls._law(t, x[:, 0] - x[:, 1], p)
         dfdx = branch_block(g)
         return dfdx, np.zeros_like(dfdx)
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):
-        f, _ = cls._law(x[..., 0] - x[..., 1], p)
+        f, _ = cls._law(t, x[..., 0] - x[..., 1], p)
         return f[..., None]

@@ -27,6 +27,7 @@ class FlowSource(ElementType):
               domain_param())
     outputs = (Output("v", _P_UNITS, "potential difference p_a − p_b"),)
     is_flow_source = True
+    supplies_power = True
     positional_param = "I"
     pattern = np.zeros((2, 2), dtype=bool)
 

@@ -18,6 +18,7 @@ from .frames import NV, W
 
 class Torque(ElementType):
     keyword = "torque"
+    supplies_power = True
     description = "torque on a frame, global components"
     ports = (Port("frame", frame=True),)
     params = (Param("M", "N*m", description="torque (mx, my, mz), global", kind="timevector",

@@ -31,6 +31,7 @@ class PotentialSource(ElementType):
     states = (State("i", _FLOW, False, "flow from a through the source to b"),)
     outputs = (Output("P", "W", "power delivered by the source, −V·i"),)
     is_potential_source = True
+    supplies_power = True
     positional_param = "V"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 0]], dtype=bool)
 

@@ -17,6 +17,7 @@ class Tran:
     h0: float | None = None          # first step (None: estimated)
     maxorder: int = 5
     loc: Loc | None = None
+    tstep_loc: Loc | None = None
 
 
 @dataclass

@@ -6,6 +6,7 @@ every parameter value to SI in its declared unit and runs the topology checks.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -20,7 +21,9 @@ from . import ast, topology, values
 from .circuit import Circuit, Node, Tran
 
 GROUND_NAMES = ("0", "gnd")
+RESERVED_NODE_NAMES = ("time",)   # the time column of the results, and time in expressions
 MAX_DEPTH = 50          # subcircuit nesting deeper than this is a recursion
+MAX_ELEMENTS = 1_000_000   # elements after expansion (CIRCUITSIM_MAX_ELEMENTS, --max-elements)
 KNOWN_DIRECTIVES = ("title", "param", "subckt", "ends", "include", "lib", "gravity", "tran",
                     "options", "ic", "probe", "study", "step", "end")
 OPTIONS = {   # .options key -> (Tran attribute, unit)
@@ -50,13 +53,88 @@ def split_override(key: str) -> tuple[str | None, str]:
     return None, key
 
 
+def max_elements() -> int:
+    """The cap on elaborated elements: CIRCUITSIM_MAX_ELEMENTS, else MAX_ELEMENTS."""
+    text = os.environ.get("CIRCUITSIM_MAX_ELEMENTS", "")
+    try:
+        return int(float(text)) if text else MAX_ELEMENTS
+    except ValueError:
+        raise NetlistError(f"CIRCUITSIM_MAX_ELEMENTS must be a number, got '{text}'") from None
+
+
 class Elaborator:
-    def __init__(self, statements: list, source: str = ""):
+    def __init__(self, statements: list, source: str = "", max_elements: int | None = None):
         self.source = source
+        self.max_elements = max_elements
         self.subckts: dict = {}
         self.top: list = []
         for st in statements:
             self._collect(st, top=True)
+        self._check_size()
+
+    @staticmethod
+    def _check_ports(sub) -> None:
+        """A port named twice would join two of the caller's nodes without a word; the
+        ground is not a port (0 is the ground everywhere, inside subcircuits too)."""
+        seen = {}
+        for port in sub.ports:
+            if port.text.lower() in GROUND_NAMES:
+                raise NetlistError(f".subckt {sub.name}: the ground '{port.text}' cannot be a "
+                                   "port (inside a subcircuit 0 is already the ground)",
+                                   port.loc)
+            if port.text in seen:
+                raise NetlistError(f".subckt {sub.name}: port '{port.text}' is listed twice "
+                                   f"(first at column {seen[port.text].col})", port.loc)
+            if port.text.lower() in RESERVED_NODE_NAMES:
+                raise NetlistError(f".subckt {sub.name}: '{port.text}' is reserved (the time) "
+                                   "and cannot name a port", port.loc)
+            seen[port.text] = port.loc
+
+    def _check_size(self) -> None:
+        """Refuse, before expanding anything, a netlist whose subcircuits would expand to
+        more than the cap of elements (40 nested subcircuits each instantiating the next
+        twice are 2 KB of text and 2^40 elements)."""
+        cap = self.max_elements or max_elements()
+        sizes = self._subckt_sizes()
+        total, biggest = 0, (0, None)
+        for st in self.top:
+            if isinstance(st, ast.ElementStmt):
+                size = sizes.get(st.type.lower(), 1)
+                total += size
+                biggest = max(biggest, (size, st), key=lambda b: b[0])
+        if total > cap:
+            size, st = biggest
+            what = (f"; subcircuit instance {st.name} ({st.type}) alone expands to "
+                    f"{size:.3g}" if size > 1 else "")
+            raise NetlistError(f"the netlist expands to {total:.3g} elements{what}; the limit "
+                               f"is {cap:.3g} (raise it with --max-elements or "
+                               "CIRCUITSIM_MAX_ELEMENTS)", st.loc if size > 1 else
+                               Loc(self.source, 1, 1))
+
+    def _subckt_sizes(self) -> dict:
+        """Elements each subcircuit expands to (float: may be astronomically large),
+        computed without recursion; a subcircuit that contains itself counts as one (the
+        expansion reports the cycle)."""
+        sizes: dict = {}
+        for root in self.subckts:
+            stack = [(root, False)]
+            while stack:
+                key, ready = stack.pop()
+                if key in sizes:
+                    continue
+                inner = [st.type.lower() for st in self.subckts[key].body
+                         if isinstance(st, ast.ElementStmt)
+                         and st.type.lower() in self.subckts]
+                pending = [k for k in inner if k not in sizes]
+                if ready or not pending:
+                    sizes[key] = float(sum(sizes.get(st.type.lower(), 1.0)
+                                           for st in self.subckts[key].body
+                                           if isinstance(st, ast.ElementStmt)))
+                    continue
+                stack.append((key, True))
+                stack.extend((k, False) for k in pending if k != key
+                             and all(k != s for s, _ in stack))
+        return sizes
 
     def _collect(self, st, top: bool) -> None:
         if isinstance(st, ast.Subckt):
@@ -68,6 +146,7 @@ class Elaborator:
                 other = self.subckts[key].loc
                 raise NetlistError(f"subcircuit {st.name} is defined twice (first at line "
                                    f"{other.line})", st.loc)
+            self._check_ports(st)
             self.subckts[key] = st
             for inner in st.body:
                 if isinstance(inner, ast.Subckt):
@@ -78,7 +157,7 @@ class Elaborator:
     # --- parameters ------------------------------------------------------------------
     def global_scope(self, overrides: dict) -> dict:
         """Evaluate the top-level ``.param`` lines in order, with overrides applied."""
-        scope: dict = {}
+        scope = values.Scope()
         defined = set()
         for st in self.top:
             if isinstance(st, ast.Directive) and st.name == "param":
@@ -86,13 +165,25 @@ class Elaborator:
                     raise NetlistError(".param expects name=value pairs", st.positional[0].loc)
                 for a in st.params:
                     value = overrides.get(a.key, (a.value,))[0]
-                    scope[a.key] = values.to_number(value, scope, None, f"parameter {a.key}")
+                    self._assign(scope, a.key, value, scope, f"parameter {a.key}")
                     defined.add(a.key)
         for key, (value, loc) in overrides.items():
             if key not in defined:
                 raise NetlistError(f"unknown parameter '{key}'", loc,
                                    did_you_mean(key, defined))
         return scope
+
+    @staticmethod
+    def _assign(scope, key: str, value, source_scope, what: str) -> None:
+        """scope[key] = the value (SI) evaluated in ``source_scope``, with the dimension it
+        was written in (if any) so that its uses are unit-checked."""
+        number = values.to_number(value, source_scope, None, what)
+        dims = values.dims_of(value, source_scope)
+        scope[key] = number
+        if dims is None:
+            scope.dims.pop(key, None)
+        else:
+            scope.dims[key] = dims
 
     # --- element expansion -------------------------------------------------------------
     def expand(self, scope: dict, element_overrides: dict) -> list:
@@ -113,6 +204,10 @@ class Elaborator:
         if not isinstance(value, (ast.Ident, ast.Number)) or (
                 isinstance(value, ast.Number) and value.suffix and not value.text.isalnum()):
             raise NetlistError(f"expected a node name, got '{value.text}'", value.loc)
+        if value.text.lower() in RESERVED_NODE_NAMES:
+            raise NetlistError(f"'{value.text}' is reserved (the time column of the results, "
+                               "and the time in expressions); choose another node name",
+                               value.loc)
         return self._scoped(value.text, prefix, portmap)
 
     @staticmethod
@@ -236,25 +331,25 @@ class Elaborator:
                 raise NetlistError(f"subcircuit {sub.name} has no parameter '{key}'"
                                    f"{'; it takes ' + ', '.join(defaults) if defaults else ''}",
                                    loc, did_you_mean(key, defaults))
-        local = dict(self._global)
+        local = self._global.copy()
         for key, d in defaults.items():
             if key in given:
                 value, vscope, _ = given[key]
-                local[key] = values.to_number(value, vscope, None, f"{full}: parameter {key}")
+                self._assign(local, key, value, vscope, f"{full}: parameter {key}")
             else:
-                local[key] = values.to_number(d.value, local, None,
-                                              f"{sub.name}: default of {key}")
+                self._assign(local, key, d.value, local, f"{sub.name}: default of {key}")
         for inner in sub.body:
             if isinstance(inner, ast.Directive):
                 if inner.name != "param":
                     raise NetlistError(f".{inner.name} is not allowed inside .subckt "
                                        f"{sub.name} (only .param)", inner.loc)
                 for a in inner.params:
-                    local[a.key] = values.to_number(a.value, local, None, f"parameter {a.key}")
+                    self._assign(local, a.key, a.value, local, f"parameter {a.key}")
         self._expand(sub.body, full + ".", inner_map, local, depth + 1)
 
     # --- conversion of values -------------------------------------------------------------
     def convert(self, pending: list, domains: dict) -> list:
+        self.warnings: list = []
         out = []
         for el in pending:
             scalar = [n for p, n in topology.scalar_ports(el) if n != GROUND]
@@ -275,6 +370,7 @@ class Elaborator:
                                                                 el.portmap,
                                                                 port_domains_by_name)
                     inst.explicit.add(par.name)
+                    self.warnings += _large_angles(par, value, what)
                 elif par.default is REQUIRED:
                     unit = par.unit_for(dom) or (par.unit if isinstance(par.unit, str) else "")
                     raise NetlistError(
@@ -396,10 +492,13 @@ class Elaborator:
         return f"{message} (in {self._chain(inside)})", self.instances[inside[0]][1]
 
     def _build(self, overrides: list = ()) -> Circuit:
-        param_over, element_over = {}, {}
+        param_over, element_over, option_over = {}, {}, []
+        params = self._param_names()
         for a in overrides:
             owner, name = split_override(a.key)
-            if owner is None:
+            if owner is None and name.lower() in OPTIONS and name not in params:
+                option_over.append(a)        # a solver option: rtol=1e-9 in a study
+            elif owner is None:
                 param_over[name] = (a.value, a.loc)
             else:
                 element_over[(owner, name)] = (a.value, a.loc)
@@ -422,11 +521,18 @@ class Elaborator:
         warnings = topology.check_connectivity(pending, first_use)
         warnings += self._unattached_bodies(pending)
         elements = self.convert(pending, domains)
+        warnings += self.warnings
         circuit = Circuit(title="", elements=elements, nodes=nodes, tran=Tran(),
                           params=dict(self._global), warnings=warnings, source=self.source)
         self._directives(circuit)
+        for a in option_over:
+            self._option(a, circuit, self._global)
         self._link(circuit)
         return circuit
+
+    def _param_names(self) -> set:
+        return {a.key for st in self.top if isinstance(st, ast.Directive)
+                and st.name == "param" for a in st.params}
 
     @staticmethod
     def _check_frames(pending: list) -> None:
@@ -526,6 +632,7 @@ class Elaborator:
             c.tran.tstep = values.to_number(st.positional[1], scope, "s", ".tran tstep")
             if c.tran.tstep <= 0:
                 raise NetlistError(".tran tstep must be positive", st.positional[1].loc)
+            c.tran.tstep_loc = st.positional[1].loc
         c.tran.loc = st.loc
         for a in st.params:
             self._option(a, c, scope)
@@ -540,11 +647,28 @@ class Elaborator:
         value = values.to_number(a.value, scope, unit, key)
         if value <= 0:
             raise NetlistError(f"option {key} must be positive", a.value.loc)
+        if key == "rtol" and value >= 1:
+            raise NetlistError(f"option rtol is a relative tolerance below 1 (1e-6 is the "
+                               f"default); got {value:g}", a.value.loc)
         if key == "maxorder":
             if value != int(value) or not 1 <= value <= 5:
                 raise NetlistError("maxorder must be an integer from 1 to 5", a.value.loc)
             value = int(value)
         setattr(c.tran, attr, value)
+
+
+def _large_angles(par, value, what: str) -> list:
+    """A warning for each angle written as a plain number beyond one turn (``rot=(0, 1,
+    0, 90)`` is 90 rad, not 90°): (message, loc)."""
+    units = par.unit if isinstance(par.unit, (list, tuple)) else [par.unit]
+    items = value.items if isinstance(value, ast.Vector) else [value]
+    if len(units) == 1:
+        units = units * len(items)
+    return [(f"{what}: {item.text} is {item.mantissa / (2 * np.pi):.3g} turns in radians; "
+             f"write {item.text}deg for degrees", item.loc)
+            for item, unit in zip(items, units)
+            if unit == "rad" and isinstance(item, ast.Number) and not item.suffix
+            and abs(item.mantissa) > 2 * np.pi]
 
 
 def studies(statements: list) -> dict:

@@ -104,6 +104,25 @@ class ExprBuilder:
     def pow(self, children):
         return Binary("^", *children)
 
+    # comparisons are the functions lt ... ne (1.0 if true, else 0.0)
+    def lt(self, children):
+        return Func("lt", tuple(children))
+
+    def gt(self, children):
+        return Func("gt", tuple(children))
+
+    def le(self, children):
+        return Func("le", tuple(children))
+
+    def ge(self, children):
+        return Func("ge", tuple(children))
+
+    def eq(self, children):
+        return Func("eq", tuple(children))
+
+    def ne(self, children):
+        return Func("ne", tuple(children))
+
 
 _MANTISSA = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 

@@ -1,18 +1,30 @@
 """Reading netlist files: ``.include`` (textual, relative to the including file) and
-``.lib NAME`` (``NAME.lib`` from the built-in library or ``CIRCUITSIM_PATH``)."""
+``.lib NAME`` (``NAME.lib`` from ``CIRCUITSIM_PATH`` or the built-in library).
+
+What may be read is confined: an ``.include`` must lie in the directory tree of the
+netlist being loaded (for text given directly: the working directory), in a library
+directory, or in a directory allowed explicitly (``include_path`` / ``--include-path``, or
+``CIRCUITSIM_INCLUDE_PATH``). A path outside is refused before the file is opened, so no
+line of it is ever echoed. The bytes read in all (includes counted each time) are
+bounded, so that files including each other many times cannot exhaust memory.
+"""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Loc, NetlistError
 from . import ast
 from .parser import parse
 
+MAX_BYTES = 64 * 2**20          # netlist text read in all, includes counted each time
+BOM = "\ufeff"
+
 
 def library_dirs() -> list[Path]:
     """Where ``.lib`` looks: CIRCUITSIM_PATH entries first, then the built-in library."""
-    dirs = [Path(p) for p in os.environ.get("CIRCUITSIM_PATH", "").split(os.pathsep) if p]
+    dirs = _env_dirs("CIRCUITSIM_PATH")
     try:   # installed package: library/ is shipped as circuitsim.library
         from importlib.resources import files
         dirs.append(Path(str(files("circuitsim.library"))))
@@ -27,41 +39,100 @@ def library_dirs() -> list[Path]:
     return unique
 
 
-def read_file(path: str | Path, loc: Loc | None = None) -> str:
+def _env_dirs(variable: str) -> list[Path]:
+    return [Path(p) for p in os.environ.get(variable, "").split(os.pathsep) if p]
+
+
+@dataclass
+class Reader:
+    """One load: the directories files may come from, and the bytes read so far."""
+    allowed: list = field(default_factory=list)
+    read: int = 0
+
+    @classmethod
+    def for_netlist(cls, filename: str, include_path=()) -> "Reader":
+        top = Path.cwd() if filename.startswith("<") else Path(filename).parent
+        dirs = [top, *map(Path, include_path), *_env_dirs("CIRCUITSIM_INCLUDE_PATH"),
+                *library_dirs()]
+        return cls([d.resolve() for d in dirs])
+
+    def permits(self, path: Path) -> bool:
+        real = path.resolve()
+        return any(real.is_relative_to(d) for d in self.allowed)
+
+    def text(self, path, loc: Loc | None = None) -> str:
+        """The file's text (UTF-8, a leading byte-order mark dropped)."""
+        try:
+            size = os.path.getsize(path)
+            if self.read + size > MAX_BYTES:
+                raise NetlistError(f"reading {path} would take the netlist text read to "
+                                   f"{(self.read + size) / 2**20:.0f} MB (includes counted "
+                                   f"each time they are read); the limit is "
+                                   f"{MAX_BYTES // 2**20} MB", loc)
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_BYTES + 1)
+        except FileNotFoundError:
+            raise NetlistError(f"file not found: {path}", loc) from None
+        except OSError as exc:
+            raise NetlistError(f"cannot read {path}: {exc.strerror or exc}", loc) from None
+        self.read += len(data)
+        return decode(data, str(path))
+
+
+def decode(data: bytes, filename: str) -> str:
+    """UTF-8 text of a netlist file; a byte that is not UTF-8 is an error at its line and
+    column."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise NetlistError(f"file not found: {path}", loc) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise NetlistError(f"cannot read {path}: {exc}", loc) from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        end = data.find(b"\n", exc.start)
+        shown = data[start:end if end >= 0 else len(data)].decode("utf-8", "replace")
+        col = len(data[start:exc.start].decode("utf-8", "replace")) + 1
+        raise NetlistError(f"byte 0x{data[exc.start]:02x} is not UTF-8 text; netlists are "
+                           "UTF-8 (save the file as UTF-8, or write the character in ASCII)",
+                           Loc(filename, line, col, shown)) from None
+    return text[1:] if text.startswith(BOM) else text
 
 
-def load_statements(text: str, filename: str, _stack: tuple = ()) -> list:
-    """Parse ``text`` and splice in included files; returns the statement list."""
+def read_file(path: str | Path, loc: Loc | None = None) -> str:
+    """The text of one netlist file (no confinement: the file the user named)."""
+    return Reader().text(path, loc)
+
+
+def load_statements(text: str, filename: str, include_path=(), _reader=None,
+                    _stack: tuple = ()) -> list:
+    """Parse ``text`` and splice in included files; returns the statement list.
+    ``include_path``: further directories ``.include`` may read from."""
+    reader = _reader or Reader.for_netlist(filename, include_path)
+    if text.startswith(BOM):
+        text = text[1:]
     tree = parse(text, filename)
-    return _expand(tree.statements, filename, _stack + (os.path.abspath(filename),))
+    return _expand(tree.statements, filename, reader, _stack + (os.path.abspath(filename),))
 
 
-def _expand(statements: list, filename: str, stack: tuple) -> list:
+def _expand(statements: list, filename: str, reader: Reader, stack: tuple) -> list:
     out = []
     for st in statements:
         if isinstance(st, ast.Directive) and st.name in ("include", "lib"):
-            path = _resolve(st, filename)
+            path = _resolve(st, filename, reader)
             key = os.path.abspath(path)
             if key in stack:
                 if st.name == "lib":
                     continue   # already loaded
                 raise NetlistError(f"'{path}' includes itself (include cycle)", st.loc)
-            out += load_statements(read_file(path, st.loc), str(path), stack)
+            out += load_statements(reader.text(path, st.loc), str(path), _reader=reader,
+                                   _stack=stack)
         elif isinstance(st, ast.Subckt):
-            st.body = _expand(st.body, filename, stack)
+            st.body = _expand(st.body, filename, reader, stack)
             out.append(st)
         else:
             out.append(st)
     return out
 
 
-def _resolve(st: ast.Directive, filename: str) -> Path:
+def _resolve(st: ast.Directive, filename: str, reader: Reader) -> Path:
     if len(st.positional) != 1:
         raise NetlistError(f".{st.name} takes exactly one argument", st.loc)
     arg = st.positional[0]
@@ -69,10 +140,18 @@ def _resolve(st: ast.Directive, filename: str) -> Path:
     if st.name == "include":
         base = Path(filename).parent if not filename.startswith("<") else Path.cwd()
         path = (base / name)
+        if not reader.permits(path):
+            raise NetlistError(
+                f".include \"{name}\" is outside the netlist's directory and the library; "
+                "allow its directory with --include-path DIR (Python: include_path=[DIR]) "
+                "or the environment variable CIRCUITSIM_INCLUDE_PATH", arg.loc)
         if not path.is_file():
             raise NetlistError(f"included file not found: {path}", arg.loc)
         return path
     fname = name if name.endswith(".lib") else name + ".lib"
+    if Path(fname).name != fname:
+        raise NetlistError(f".lib takes a library name, not a path: got '{name}'; put the "
+                           "file in a directory of CIRCUITSIM_PATH, or use .include", arg.loc)
     searched = library_dirs()
     for d in searched:
         if (d / fname).is_file():

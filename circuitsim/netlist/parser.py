@@ -17,12 +17,14 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable
 
-from lark import Lark, Token, Transformer, Tree
+from lark import Lark, Token, Tree
+from lark.visitors import Transformer_NonRecursive
 from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
                              UnexpectedToken, VisitError)
 
 from ..errors import Loc, NetlistError
 from ..gcpause import gc_paused
+from ..runtime import expressions
 from . import ast
 from .exprbuilder import ExprBuilder, split_number
 
@@ -219,7 +221,7 @@ def _check_first_line(lines: list, filename: str) -> None:
 
 
 # --- parse tree -> AST ------------------------------------------------------------------
-class _Builder(ExprBuilder, Transformer):
+class _Builder(ExprBuilder, Transformer_NonRecursive):
     def __init__(self, locate: Locate, src: str):
         super().__init__(visit_tokens=False)
         self.locate = locate
@@ -259,7 +261,7 @@ class _Builder(ExprBuilder, Transformer):
         return children
 
     def expression(self, children):
-        return children[0]
+        return expressions.bounded(children[0], self.locate(1, 1))
 
     def element(self, children):
         kind, name = children[0], children[1]
@@ -299,7 +301,9 @@ class _Builder(ExprBuilder, Transformer):
 
     def brace(self, children):
         first, last = children[0], children[-1]
-        return ast.Expr(self._loc(first), self.src[first.start_pos:last.end_pos], children[1])
+        loc = self._loc(first)
+        return ast.Expr(loc, self.src[first.start_pos:last.end_pos],
+                        expressions.bounded(children[1], loc))
 
 
 class _FastBuilder(_Builder):

@@ -18,6 +18,125 @@ from ..runtime import expressions
 from . import ast, timefunctions
 
 
+class Scope(dict):
+    """Parameter values (SI) by name, and in ``dims`` the dimension of each parameter
+    whose value was written with a unit (``.param Aa=5V``, or computed from such
+    parameters): a use of the parameter where another unit is declared is an error."""
+
+    def __init__(self, *args, dims=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.dims = dict(dims or {})
+
+    def copy(self) -> "Scope":
+        return Scope(self, dims=self.dims)
+
+
+# --- dimensions of written values ----------------------------------------------------------
+# A dimension is the tuple of exponents of units.BASE; None means "not known" (a number
+# written without a unit may stand for anything), and nothing is checked then.
+_DIMENSIONLESS = units.ONE.dims
+_TIME = units.parse_unit("s").dims
+_TRANSCENDENTAL = {"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+                   "tanh", "exp", "log", "sign", "step", "lt", "gt", "le", "ge", "eq", "ne"}
+
+
+def _suffix_dims(text: str | None, bare):
+    """Dimension of a number as written: its unit's, ``bare`` without a unit (a prefix
+    alone is no unit)."""
+    if not text or not text[0].isdigit() and text[0] not in "+-.":
+        return bare                 # no text, or a named constant (pi)
+    from .exprbuilder import split_number
+    suffix = split_number(text)[1]
+    if not suffix or suffix.lower() in units.PREFIXES:
+        return bare
+    quantity, _ = units._try_unit(suffix)
+    return quantity.dims if quantity is not None else bare
+
+
+def _same(dims: list):
+    known = set(dims)
+    return dims[0] if len(known) == 1 else None
+
+
+def _tree_dims(tree, dims: Mapping):
+    E = expressions
+    match tree:
+        case E.Num(text=text):
+            return _suffix_dims(text, _DIMENSIONLESS)   # a bare constant: a pure number
+        case E.Name(name=n):
+            return _TIME if n == "time" else dims.get(n)
+        case E.Unary(arg=a):
+            return _tree_dims(a, dims)
+        case E.Binary(op=op, left=l, right=r):
+            a, b = _tree_dims(l, dims), _tree_dims(r, dims)
+            if op in "+-":
+                return a if a is not None and a == b else None
+            if op == "^":
+                if a == _DIMENSIONLESS:
+                    return a
+                if a is None or not isinstance(r, E.Num):
+                    return None
+                n = r.value
+                return tuple(x * n for x in a) if all(float(x * n).is_integer()
+                                                      for x in a) else None
+            if a is None or b is None:
+                return None
+            sign = 1 if op == "*" else -1
+            return tuple(x + sign * y for x, y in zip(a, b))
+        case E.Func(name=f, args=args):
+            if f in _TRANSCENDENTAL:
+                return _DIMENSIONLESS
+            inner = [_tree_dims(a, dims) for a in args]
+            if f == "sqrt":
+                d = inner[0]
+                return (tuple(x // 2 for x in d) if d is not None
+                        and all(x % 2 == 0 for x in d) else None)
+            if f == "if":
+                inner = inner[1:]
+            return _same(inner) if None not in inner else None     # abs, min, max, if
+    return None
+
+
+def dims_of(value: ast.Value, scope: Mapping):
+    """The dimension of a written value (None: not known)."""
+    known = getattr(scope, "dims", {})
+    if isinstance(value, ast.Number):
+        return _suffix_dims(value.text, None)
+    if isinstance(value, ast.Ident):
+        return known.get(value.name)
+    if isinstance(value, ast.Expr):
+        return _tree_dims(value.tree, known)
+    return None
+
+
+def _without_radian(dims: tuple) -> tuple:
+    return dims[:units.BASE.index("rad")]
+
+
+def _dims_text(dims) -> str:
+    for name in ("m", "m^2", "m^3", "kg", "s", "N", "N*m", "Pa", "V", "A", "W", "J", "rad",
+                 "rad/s", "m/s", "m/s^2", "Ohm", "H", "F", "m^3/s", "kg*m^2", "N/m",
+                 "N*s/m", "Hz"):
+        if units.parse_unit(name).dims == dims:
+            return name
+    return "*".join(f"{b}^{e}" if e != 1 else b for b, e in zip(units.BASE, dims) if e)
+
+
+def _check_dims(value: ast.Value, scope, unit: str, what: str) -> None:
+    """A parameter written with a unit (or an expression of such) used where another
+    unit is declared: an error at the value."""
+    if isinstance(value, ast.Number):
+        return                      # a number's own suffix is checked by units.to_si
+    dims = dims_of(value, scope)
+    if dims is None or dims == _DIMENSIONLESS:
+        return                      # a plain number is an SI value, accepted anywhere
+    want = units.parse_unit(unit).dims
+    if _without_radian(dims) != _without_radian(want):   # an angle is a plain number too
+        raise NetlistError(f"{what} expects {describe_unit(unit)}, but {value.text} is in "
+                           f"{_dims_text(dims)} (from the units its parameters were written "
+                           "with)", value.loc)
+
+
 def describe_unit(unit: str | None) -> str:
     return "a number" if not unit or unit == "1" else f"a value in {unit}"
 
@@ -31,6 +150,8 @@ def to_number(value: ast.Value, scope: Mapping[str, float], unit: str | None,
             return units.to_si(value.mantissa, value.suffix, unit)
         except units.UnitError as exc:
             raise NetlistError(f"{what}: {exc}", value.loc) from None
+    if unit is not None:
+        _check_dims(value, scope, unit, what)
     if isinstance(value, ast.Expr):
         names = expressions.free_names(value.tree)
         if "time" in names:
@@ -41,6 +162,11 @@ def to_number(value: ast.Value, scope: Mapping[str, float], unit: str | None,
             raise NetlistError(f"{what}: the expression {value.text} evaluates to {number} "
                                "(a division by zero, or a function outside its domain)",
                                value.loc)
+        try:
+            units.check_magnitude(number)
+        except units.UnitError as exc:
+            raise NetlistError(f"{what}: the expression {value.text}: {exc}",
+                               value.loc) from None
         return number
     if isinstance(value, ast.Ident):
         if value.name in scope:

@@ -58,16 +58,147 @@ def _maximum(*a):
     return reduce(np.maximum, a)
 
 
+def _truth(compare):
+    return lambda a, b: np.where(compare(a, b), 1.0, 0.0)
+
+
+def _step(x):
+    """Heaviside step: 0 for x < 0, 1 from x = 0 on."""
+    return np.heaviside(x, 1.0)
+
+
+def _choose(condition, a, b):
+    """if(c, a, b): a where c is not 0, else b."""
+    return np.where(np.not_equal(condition, 0.0), a, b)
+
+
 # name -> (min args, max args or None for n-ary, numpy implementation)
 FUNCTIONS: dict = {
     "sin": (1, 1, np.sin), "cos": (1, 1, np.cos), "tan": (1, 1, np.tan),
     "asin": (1, 1, np.arcsin), "acos": (1, 1, np.arccos), "atan": (1, 1, np.arctan),
-    "atan2": (2, 2, np.arctan2), "sqrt": (1, 1, np.sqrt), "exp": (1, 1, np.exp),
+    "atan2": (2, 2, np.arctan2), "sinh": (1, 1, np.sinh), "cosh": (1, 1, np.cosh),
+    "tanh": (1, 1, np.tanh), "sqrt": (1, 1, np.sqrt), "exp": (1, 1, np.exp),
     "log": (1, 1, np.log), "abs": (1, 1, np.abs), "sign": (1, 1, np.sign),
+    "step": (1, 1, _step), "if": (3, 3, _choose),
     "min": (1, None, _minimum), "max": (1, None, _maximum),
+    # the comparison operators a < b ... a != b
+    "lt": (2, 2, _truth(np.less)), "gt": (2, 2, _truth(np.greater)),
+    "le": (2, 2, _truth(np.less_equal)), "ge": (2, 2, _truth(np.greater_equal)),
+    "eq": (2, 2, _truth(np.equal)), "ne": (2, 2, _truth(np.not_equal)),
 }
+# functions that are piecewise constant: their derivative is 0 (where it exists)
+PIECEWISE_CONSTANT = ("sign", "step", "lt", "gt", "le", "ge", "eq", "ne")
 CONSTANTS = {"pi": math.pi}
 _BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "^": np.power}
+
+
+# --- size and depth ----------------------------------------------------------------------
+# Every function below walks trees recursively, and compiled expressions nest one call per
+# level; so a tree is balanced and its depth bounded before any of them sees it
+# (``bounded``). A long sum or product (a fitted polynomial of hundreds of terms) is
+# rebuilt as a balanced tree, depth log2(terms); what cannot be balanced (brackets inside
+# brackets, chains of unary minus or powers) is limited to MAX_DEPTH levels.
+MAX_DEPTH = 150          # levels of nesting of an expression (Python compiles 200)
+BALANCE_FROM = 16        # sums and products of more terms are rebalanced
+
+
+def _kids(node) -> tuple:
+    match node:
+        case Unary(arg=a):
+            return (a,)
+        case Binary(left=l, right=r):
+            return (l, r)
+        case Func(args=args):
+            return args
+    return ()
+
+
+def _postorder(tree, split, join):
+    """join(node, info, results of its parts) for every node, children first, without
+    recursion; split(node) -> (info, parts)."""
+    results: list = []
+    stack = [(tree, None)]
+    while stack:
+        node, info = stack.pop()
+        if info is None:
+            info, parts = split(node)
+            stack.append((node, (info, len(parts))))
+            stack.extend((p, None) for p in reversed(parts))
+        else:
+            extra, n = info
+            parts = results[len(results) - n:]
+            del results[len(results) - n:]
+            results.append(join(node, extra, parts))
+    return results[0]
+
+
+_CHAINS = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*", "/"), "/": ("*", "/")}
+
+
+def _chain(node) -> tuple[list, list]:
+    """A left-associative chain a ± b ± c ... (or a * b / c ...) -> (terms, inverted?)."""
+    ops = _CHAINS[node.op]
+    terms, inverted = [], []
+    while isinstance(node, Binary) and node.op in ops:
+        terms.append(node.right)
+        inverted.append(node.op == ops[1])
+        node = node.left
+    terms.append(node)
+    inverted.append(False)
+    return terms[::-1], inverted[::-1]
+
+
+def _balanced(op: str, terms: list):
+    while len(terms) > 1:
+        terms = [Binary(op, terms[i], terms[i + 1]) if i + 1 < len(terms) else terms[i]
+                 for i in range(0, len(terms), 2)]
+    return terms[0]
+
+
+def _split_balancing(node):
+    if isinstance(node, Binary) and node.op in _CHAINS:
+        terms, inverted = _chain(node)
+        if len(terms) >= BALANCE_FROM:
+            return ("chain", _CHAINS[node.op], inverted), terms
+    return None, _kids(node)
+
+
+def _join_balancing(node, info, parts):
+    if info is None:
+        match node:
+            case Unary(op=op):
+                return Unary(op, parts[0])
+            case Binary(op=op):
+                return Binary(op, parts[0], parts[1])
+            case Func(name=f, loc=loc):
+                return Func(f, tuple(parts), loc)
+        return node
+    _, (direct, inverse), inverted = info
+    plain = [p for p, inv in zip(parts, inverted) if not inv]
+    others = [p for p, inv in zip(parts, inverted) if inv]
+    if not others:
+        return _balanced(direct, plain)
+    if not plain:       # - b - c ...: only a sum can start inverted (a unary minus)
+        return Unary("-", _balanced(direct, others))
+    return Binary(inverse, _balanced(direct, plain), _balanced(direct, others))
+
+
+def depth(tree) -> int:
+    """Levels of nesting of the tree (a leaf is 1)."""
+    return _postorder(tree, lambda node: (None, _kids(node)),
+                      lambda node, _, parts: 1 + max(parts, default=0))
+
+
+def bounded(tree, loc: Loc | None = None):
+    """The tree with long sums and products balanced; NetlistError at ``loc`` if it is
+    still nested more than MAX_DEPTH levels deep."""
+    tree = _postorder(tree, _split_balancing, _join_balancing)
+    levels = depth(tree)
+    if levels > MAX_DEPTH:
+        raise NetlistError(f"expression nested {levels} levels deep (brackets, unary minus "
+                           f"or powers inside each other); at most {MAX_DEPTH} are accepted",
+                           loc)
+    return tree
 
 
 # --- analysis -----------------------------------------------------------------------
@@ -281,8 +412,11 @@ def _diff_func(f: str, args: tuple, name: str):
         y, x = args
         dy, dx = diff(y, name), diff(x, name)
         return div(sub(mul(x, dy), mul(y, dx)), add(power(x, Num(2.0)), power(y, Num(2.0))))
-    if f == "sign":
+    if f in PIECEWISE_CONSTANT:
         return Num(0.0)
+    if f == "if":
+        condition, a, b = args
+        return func("if", condition, diff(a, name), diff(b, name))
     u = args[0]
     du = diff(u, name)
     if _is(du, 0):
@@ -299,6 +433,9 @@ def _diff_func(f: str, args: tuple, name: str):
         "exp": lambda: func("exp", u),
         "log": lambda: div(one, u),
         "abs": lambda: func("sign", u),
+        "sinh": lambda: func("cosh", u),
+        "cosh": lambda: func("sinh", u),
+        "tanh": lambda: sub(one, power(func("tanh", u), two)),
     }[f]()
     return mul(outer, du)
 

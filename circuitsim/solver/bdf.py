@@ -30,7 +30,8 @@ from math import comb
 
 import numpy as np
 
-from ..errors import ConvergenceError, Interrupted, SolverError, StepSizeTooSmall
+from ..errors import (ConvergenceError, Interrupted, SolverError, StepSizeTooSmall,
+                      Terminated)
 from .initial import consistent_initial_conditions
 from .newton import MAX_ITERS, BadValues, Newton, residual, wrms
 from .problem import DAEProblem, unknown_names
@@ -248,8 +249,10 @@ def solve(problem, t0, t_end, y0, yp0=None, *, t_out=None, rtol=1e-6, atol=1e-9,
     try:
         run.start(y0, yp0, fixed)
         run.integrate()
-    except KeyboardInterrupt:
-        run.error = Interrupted("interrupted by the user; the results so far are kept",
+    except KeyboardInterrupt as exc:
+        why = (f"stopped by {exc.signal_name}" if isinstance(exc, Terminated)
+               else "interrupted by the user")
+        run.error = Interrupted(f"{why}; the results so far are kept",
                                 t=run.t, h=run.h, order=run.order)
     except SolverError as exc:
         run.error = exc
