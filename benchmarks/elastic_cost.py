@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import circuitsim  # noqa: E402
 
 NETLISTS = Path(__file__).resolve().parent.parent / "netlists"
-SLOW = ("landing_gear", "solar_panel")      # minutes each before the filtered error estimate
+SLOW = ("landing_gear", "solar_panel")      # minutes each
 
 
 def elastic_studies(net) -> list:

@@ -52,7 +52,11 @@ VOCABULARY = element_vocabulary() + [
     "2bar", "5kg", "90deg", "1m", "time", "v(a)", "sqrt(-1)", "1/0", ".tran",
     ".param", ".ic", ".probe", ".subckt", ".ends", ".lib", ".study", ".step",
     ".gravity", ".options", "model=elastic", "axis=(0, 0, 0)", "at=(0, 0)",
-    "step(0, 1, 2)", "sin(0, 1, 50)", "pwl(0, 0, 1)", '"', "*", ";", "+", "\n"]
+    "step(0, 1, 2)", "sin(0, 1, 50)", "pwl(0, 0, 1)", '"', "*", ";", "+", "\n",
+    # overflowing and subnormal literals, huge counts, deep nesting, hostile bytes
+    "1e999", "-1e999", "1e-320", "4.9e-324", "1e308", "{1e200*1e200}", "1e9", "1e-9",
+    "{" + "-" * 400 + "1}", "{" + "(" * 300 + "1" + ")" * 300 + "}",
+    "{" + "+".join(["1"] * 2000) + "}", "\x1b[2J", "\ufeff", "time=", ".tran 1 1e-12"]
 
 
 def outcome(text: str):

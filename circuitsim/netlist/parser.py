@@ -370,7 +370,8 @@ _WORDS = {
     "_POW": "'^'", "_NL": "the end of the line", "$END": "the end of the input",
 }
 _VALUE_START = {"NUMBER", "STRING", "FUNC", "LBRACE"}
-_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "_POW"}
+_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "_POW", "_LT", "_GT", "_LE", "_GE", "_EQ",
+              "_NE"}
 _OPENERS = {"LBRACE": "{", "LPAR": "(", "FUNC": "("}
 _CLOSERS = {"RBRACE": "{", "RPAR": "("}
 _CLOSE_OF = {"{": "}", "(": ")"}

@@ -57,6 +57,8 @@ HMIN_SPAN = 1e-3         # near t = 0, measure those ulps on this fraction of th
 OUT_SLACK = 1e-9         # output times this close (relative to the span) beyond t_end mean t_end
 PROJECTION_MAX = 0.1     # largest projection of an unknown (error-test units) applied
 PROGRESS_EVERY = 100     # steps between progress callbacks
+MAX_POINTS = 10_000_000  # recorded points held in memory ...
+MAX_POINT_BYTES = 4 * 2**30   # ... and their bytes (y and y')
 REPORT_WORST = 5         # unknowns named in an error message
 
 EPS = np.finfo(float).eps
@@ -176,6 +178,10 @@ class _Recorder:
             self.next = 0
 
     def _add(self, t, y, yp) -> None:
+        if len(self.T) >= min(MAX_POINTS, MAX_POINT_BYTES // (16 * max(len(y), 1))):
+            raise SolverError(f"{len(self.T)} points recorded, as many as memory allows "
+                              "(without output times every step is recorded): give the "
+                              "run an output interval (.tran tstop tstep)", t=self.T[-1])
         y, yp = np.array(y, dtype=float), np.array(yp, dtype=float)
         self.T.append(float(t))
         self.Y.append(y)
