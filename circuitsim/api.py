@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+import numpy as np
+
 from .assembly.system import System
 from .case import Case
 from .checkreport import CheckReport, DomainCount, SubcircuitCount
@@ -20,6 +22,9 @@ from .gcpause import gc_paused
 from .netlist import ast, elaborate, loader
 from .netlist.parser import parse as parse_text
 from .results import Result
+
+
+MAX_CASES = 10_000      # .step cases of one netlist (each is elaborated before any runs)
 
 
 def load(path, include_path=(), max_elements: int | None = None) -> "Netlist":
@@ -187,6 +192,11 @@ class Netlist:
         axes = []
         for name, vals, loc in self.steps:
             axes.append([(name, v, loc) for v in vals])
+        count = float(np.prod([len(axis) for axis in axes]))
+        if count > MAX_CASES:
+            raise NetlistError(f"the .step lines make {count:.3g} cases; at most {MAX_CASES} "
+                               "run from one netlist (sweep in parts, or drive the cases from "
+                               "Python with Netlist.simulate)", self.steps[0][2])
         out = []
         for combo in itertools.product(*axes):
             label = "_".join(f"{name}={v.text}" for name, v, _ in combo)

@@ -1,20 +1,25 @@
 """Generates docs/elements.md from the element registry (tables of ports, parameters
-with units and defaults, internal variables, outputs, plus each element's docstring).
+with units and defaults, internal variables, outputs, plus each element's docstring) and
+docs/cli.md from the command line's argument parser (so that the reference and the
+program cannot disagree).
 
-    python -m circuitsim.docgen            # rewrite docs/elements.md
-    python -m circuitsim.docgen --check    # exit 1 if it is stale (the tests do this)
+    python -m circuitsim.docgen            # rewrite docs/elements.md and docs/cli.md
+    python -m circuitsim.docgen --check    # exit 1 if either is stale (the tests do this)
 """
 from __future__ import annotations
 
 import argparse
 import inspect
+import os
 import sys
 from pathlib import Path
 
 from .elements import element_types
 from .elements.base import REQUIRED, RatioUnit
 
-DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "elements.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOC_PATH = DOCS / "elements.md"
+CLI_PATH = DOCS / "cli.md"
 
 HEADER = """# Element reference
 
@@ -92,17 +97,73 @@ def render() -> str:
     return HEADER + "Elements: " + index + "\n\n" + body
 
 
+CLI_HEADER = """# Command line reference
+
+Generated from the argument parser by `python -m circuitsim.docgen`; do not edit by hand
+(a test fails when this page is stale). `python -m circuitsim ...` is the same program.
+
+Exit codes: 0 success; 2 bad input (nothing was run; the message names `file:line:col`
+or the command-line option); 3 solver failure or interrupt (Ctrl-C, SIGTERM, SIGHUP) —
+the results up to that time are written (to `--out`, else `<netlist>_partial.csv`) and
+the message says where and why it stopped; 70 internal error (a bug: please report it).
+
+Environment: `CIRCUITSIM_PATH` (directories searched by `.lib` before the built-in
+library), `CIRCUITSIM_INCLUDE_PATH` (directories `.include` may read from besides the
+netlist's own directory tree and the library), `CIRCUITSIM_MAX_ELEMENTS` (the cap on
+elements after subcircuit expansion, default 1000000).
+
+"""
+
+
+def _option_row(action) -> str:
+    names = ", ".join(f"`{s}`" for s in action.option_strings) or f"`{action.dest}`"
+    if action.nargs == 0:
+        takes = ""
+    else:
+        metavar = action.metavar or action.dest.upper()
+        takes = f"`{metavar}`" + (" ..." if action.nargs in ("+", "*") else "")
+    return f"| {names} | {takes} | {(action.help or '').replace('|', '/')} |"
+
+
+def render_cli() -> str:
+    from .cli import _parser
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"          # argparse wraps usage lines at the terminal width
+    try:
+        return _cli_page(_parser())
+    finally:
+        if previous is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = previous
+
+
+def _cli_page(parser) -> str:
+    lines = [CLI_HEADER.rstrip("\n"), "", "```text", parser.format_usage().strip(), "```",
+             "", "| option | takes | meaning |", "|---|---|---|"]
+    lines += [_option_row(a) for a in parser._actions if a.option_strings
+              and a.dest != "help"]
+    subparsers = next(a for a in parser._actions if a.choices and a.dest == "command")
+    for name, sub in subparsers.choices.items():
+        lines += ["", f"## `circuitsim {name}`", "", sub.description or "", "", "```text",
+                  sub.format_usage().strip(), "```", "", "| argument | takes | meaning |",
+                  "|---|---|---|"]
+        lines += [_option_row(a) for a in sub._actions if a.dest != "help"]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m circuitsim.docgen",
-                                     description=f"Write {DOC_PATH.name} from the registry.")
+                                     description=f"Write {DOC_PATH.name} and {CLI_PATH.name}.")
     parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 if the file is stale")
+                        help="write nothing; exit 1 if a file is stale")
     args = parser.parse_args(argv)
-    text = render()
+    pages = {DOC_PATH: render(), CLI_PATH: render_cli()}
     if args.check:
-        current = DOC_PATH.read_text() if DOC_PATH.exists() else ""
-        return 0 if current == text else 1
-    DOC_PATH.write_text(text)
+        return 0 if all(path.exists() and path.read_text() == text
+                        for path, text in pages.items()) else 1
+    for path, text in pages.items():
+        path.write_text(text)
     return 0
 
 

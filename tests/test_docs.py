@@ -4,9 +4,17 @@ from circuitsim import docgen
 from helpers import REPO as ROOT
 
 
-def test_element_reference_is_current():
+def test_element_and_command_line_references_are_current():
     assert docgen.main(["--check"]) == 0, (
-        "docs/elements.md is stale: run  python -m circuitsim.docgen")
+        "docs/elements.md or docs/cli.md is stale: run  python -m circuitsim.docgen")
+
+
+def test_command_line_reference_lists_every_option():
+    text = (ROOT / "docs" / "cli.md").read_text()
+    for option in ("--out", "--study", "--all-studies", "--set", "--include-path",
+                   "--max-elements", "--plot", "--plot-file", "--stream", "--report",
+                   "--quiet", "--version"):
+        assert f"`{option}`" in text
 
 
 def test_every_element_is_in_the_reference():

@@ -103,6 +103,15 @@ def test_the_element_cap_is_configurable(tmp_path, capsys):
     assert code == 0
 
 
+def test_a_sweep_of_too_many_cases_is_refused(tmp_path, capsys):
+    values = " ".join(str(v) for v in range(1, 101))
+    text = (".param a=1 b=1 c=1\nV V1 x 0 V={a}\nR R1 x 0 R={b*c}\n.tran 1\n"
+            f".step a {values}\n.step b {values}\n.step c {values}\n")
+    code, err, elapsed = run_cli(tmp_path, capsys, text)
+    assert code == 2 and elapsed < FAST
+    assert first_error(err).startswith("error: {file}:5:7: the .step lines make 1e+06 cases")
+
+
 @pytest.mark.parametrize("tstep", ["1e-9", "1e-8"])
 def test_output_grids_that_cannot_be_held_are_refused(tmp_path, capsys, tstep):
     code, err, elapsed = run_cli(tmp_path, capsys, f"V V1 a 0 V=1\nR R1 a 0 R=1\n.tran 1 {tstep}\n")

@@ -74,3 +74,49 @@ def test_warnings_are_capped_and_counted(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert len([line for line in err if line.startswith("warning:")]) == 11
     assert err[-1] == "warning: ... and 15 more warnings (`circuitsim check` lists them all)"
+
+
+# --- the power balance classifies each kind of element -----------------------------------
+def test_a_behavioural_source_is_an_input():
+    """B driving a resistor: the work it supplies is dissipated (it was counted as
+    dissipation, leaving "input 0 J")."""
+    import circuitsim
+    res = circuitsim.parse("B B1 a 0 V={2*sin(10*time)}\nR R1 a 0 R=4\n.tran 1 1m\n").simulate(
+        report=True)
+    e, t = res.report.energy, res.t
+    supplied = trapezoid((2 * np.sin(10 * t)) ** 2 / 4, t)
+    assert e["W_in"] == pytest.approx(supplied, rel=1e-9)
+    assert e["W_diss"] == pytest.approx(supplied, rel=1e-9) and e["dE"] == 0
+
+
+def test_an_applied_force_is_an_input():
+    """A constant 3 N along x on a free 2 kg body from rest: the input work F·x equals the
+    kinetic energy gained, nothing is dissipated."""
+    import circuitsim
+    res = circuitsim.parse("body B m=2 J=(1, 1, 1)\nforce F1 B F=(3, 0, 0)\n.tran 1 1m\n"
+                           ).simulate(report=True, rtol=1e-9, atol=1e-12)
+    e = res.report.energy
+    work = 3 * res["B.x"][-1]                      # x = ½ (F/m) t² = 0.75 m
+    assert res["B.x"][-1] == pytest.approx(0.75, rel=1e-9)
+    assert e["W_in"] == pytest.approx(work, rel=1e-6)
+    assert e["dE"] == pytest.approx(work, rel=1e-9)
+    assert abs(e["W_diss"]) < 1e-6 * work
+
+
+def test_a_damped_3d_spring_dissipates_rather_than_stores():
+    """A body on a damped spring3d, released stretched, no gravity: what is dissipated is
+    the energy lost, ∫ c·(dL/dt)² dt, not "stored" (as it was counted before)."""
+    import circuitsim
+    res = circuitsim.parse(
+        "body B m=1 J=(1, 1, 1) pos=(1.2, 0, 0)\n"
+        "spring3d S 0 B k=100 c=2 L0=1 at1=(0, 0, 0) at2=(1.2, 0, 0)\n"
+        ".tran 2 0.5m\n").simulate(report=True, rtol=1e-9, atol=1e-12)
+    e, t = res.report.energy, res.t
+    vx = res["B.vx"]
+    lost = trapezoid(2 * vx ** 2, t)                # dL/dt = vx along the x axis
+    stored_at_start = 0.5 * 100 * 0.2 ** 2
+    assert e["W_in"] == 0
+    assert e["W_diss"] == pytest.approx(lost, rel=1e-5)
+    assert e["dE"] == pytest.approx(-lost, rel=1e-5)
+    assert 0.5 * stored_at_start < lost < stored_at_start
+    assert e["relative"] < 1e-5      # trapezoid over 0.5 ms at 10 rad/s: (hω)²/12 ≈ 2e-6
