@@ -35,17 +35,17 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the transient of a netlist",
                          description="Run the transient of a netlist: each study or .step "
                          "case is elaborated and checked before the first one runs.")
-    run.add_argument("file", nargs="?", help="netlist file (.cir)")
-    run.add_argument("--out", metavar="FILE", help="results file (.csv or .npz); one file per case when "
-                     "several studies or .step cases run; checked before the run")
+    _common(run)
+    run.add_argument("--out", metavar="FILE", help="results file (.csv or .npz); one file per "
+                     "case when several studies or .step cases run; checked before the run")
     grp = run.add_mutually_exclusive_group()
     grp.add_argument("--study", metavar="NAME", help="run this .study")
     grp.add_argument("--all-studies", action="store_true",
                      help="run the netlist as written and every .study, then compare them")
-    _common(run)
     run.add_argument("--plot", nargs="+", action="extend", metavar="VAR",
                      help="write a PNG plot of these variables")
-    run.add_argument("--plot-file", metavar="PNG", help="PNG path (default: next to --out or the netlist name)")
+    run.add_argument("--plot-file", metavar="PNG",
+                     help="PNG path (default: next to --out or the netlist name)")
     run.add_argument("--stream", action="store_true",
                      help="write the CSV while the run goes (to --out, else <netlist>.csv; "
                      "while running the rows are in <that file>.<pid>.part, renamed when the "
@@ -58,15 +58,15 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="parse and build the equations; report counts; no run",
                            description="Parse, elaborate and assemble every study and .step "
                            "case (or the one named) as run would, without running.")
-    check.add_argument("file", nargs="?", help="netlist file (.cir)")
-    check.add_argument("--study", metavar="NAME", help="check only this .study (default: the netlist as "
-                       "written and every study)")
     _common(check)
+    check.add_argument("--study", metavar="NAME", help="check only this .study (default: the "
+                       "netlist as written and every study)")
     return p
 
 
 def _common(p) -> None:
-    """Options that run and check share."""
+    """The netlist and the options that run and check share."""
+    p.add_argument("file", nargs="?", help="netlist file (.cir)")
     p.add_argument("--set", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
                    help="override a parameter (k=1e6), an element parameter (R1.R=2k) or a "
                    "solver option (rtol=1e-9, atol, maxstep, h0, maxorder); several may "

@@ -80,14 +80,11 @@ class Result:
                 f"{len(self.t)} points, {len(self.names)} variables>")
 
     def to_csv(self, path) -> Path:
-        with replaced(path) as (fh, target):
-            text = io.TextIOWrapper(fh, newline="", encoding="utf-8")
+        with replaced_text(path) as (text, target):
             writer = csv.writer(text)
             writer.writerow(["time"] + self.names)
             for ti, row in zip(self.t, self.data):
                 writer.writerow([repr(float(ti))] + [repr(float(v)) for v in row])
-            text.flush()
-            text.detach()
         return target
 
     def to_npz(self, path) -> Path:
@@ -136,6 +133,16 @@ def replaced(path):
     finally:
         if os.path.exists(temp):
             os.unlink(temp)
+
+
+@contextmanager
+def replaced_text(path):
+    """``replaced`` for a CSV: yields (text file, path)."""
+    with replaced(path) as (fh, target):
+        text = io.TextIOWrapper(fh, newline="", encoding="utf-8")
+        yield text, target
+        text.flush()
+        text.detach()
 
 
 class StreamWriter:

@@ -9,12 +9,11 @@ each joint force from the first study's, on the first study's time grid.
 from __future__ import annotations
 
 import csv
-import io
 from pathlib import Path
 
 import numpy as np
 
-from .results import replaced
+from .results import replaced_text
 
 COLUMNS = ["study", "steps", "rejected", "newton_failures", "wall_s", "max_gap_m",
            "energy_drift", "max_force_diff_N"]
@@ -69,12 +68,9 @@ def table(rows: list[dict]) -> str:
 
 
 def write_csv(rows: list[dict], path) -> Path:
-    with replaced(path) as (fh, target):
-        text = io.TextIOWrapper(fh, newline="", encoding="utf-8")
+    with replaced_text(path) as (text, target):
         writer = csv.DictWriter(text, fieldnames=COLUMNS)
         writer.writeheader()
         for r in rows:
             writer.writerow({c: ("" if r[c] is None else r[c]) for c in COLUMNS})
-        text.flush()
-        text.detach()
     return target

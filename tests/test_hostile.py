@@ -114,9 +114,11 @@ def test_a_sweep_of_too_many_cases_is_refused(tmp_path, capsys):
 
 @pytest.mark.parametrize("tstep", ["1e-9", "1e-8"])
 def test_output_grids_that_cannot_be_held_are_refused(tmp_path, capsys, tstep):
-    code, err, elapsed = run_cli(tmp_path, capsys, f"V V1 a 0 V=1\nR R1 a 0 R=1\n.tran 1 {tstep}\n")
+    code, err, elapsed = run_cli(tmp_path, capsys,
+                                 f"V V1 a 0 V=1\nR R1 a 0 R=1\n.tran 1 {tstep}\n")
     assert code == 2 and elapsed < FAST
-    assert first_error(err).startswith(f"error: {{file}}:3:9: .tran: output every {float(tstep):.3g} s")
+    assert first_error(err).startswith(
+        f"error: {{file}}:3:9: .tran: output every {float(tstep):.3g} s")
     assert "give a larger tstep, or .probe fewer variables" in err
 
 
