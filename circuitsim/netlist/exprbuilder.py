@@ -104,24 +104,14 @@ class ExprBuilder:
     def pow(self, children):
         return Binary("^", *children)
 
-    # comparisons are the functions lt ... ne (1.0 if true, else 0.0)
-    def lt(self, children):
-        return Func("lt", tuple(children))
+    # comparisons (rules lt ... ne) are the functions of the same names: 1.0 if true, else 0
+    def _comparison(name: str):
+        def build(self, children):
+            return Func(name, tuple(children))
+        return build
 
-    def gt(self, children):
-        return Func("gt", tuple(children))
-
-    def le(self, children):
-        return Func("le", tuple(children))
-
-    def ge(self, children):
-        return Func("ge", tuple(children))
-
-    def eq(self, children):
-        return Func("eq", tuple(children))
-
-    def ne(self, children):
-        return Func("ne", tuple(children))
+    lt, gt, le, ge, eq, ne = map(_comparison, ("lt", "gt", "le", "ge", "eq", "ne"))
+    del _comparison
 
 
 _MANTISSA = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
