@@ -19,9 +19,10 @@ from .case import Case
 from .checkreport import CheckReport, DomainCount, SubcircuitCount
 from .errors import Loc, NetlistError, did_you_mean
 from .gcpause import gc_paused
+from . import parallel
 from .netlist import ast, elaborate, loader
 from .netlist.parser import parse as parse_text
-from .results import Result
+from .results import Result, Sweep
 
 
 MAX_CASES = 10_000      # .step cases of one netlist (each is elaborated before any runs)
@@ -206,9 +207,20 @@ class Netlist:
             out.append(((study + "_" if study else "") + label, settings))
         return out
 
-    def sweep(self, study=None, set=None, **run_options) -> dict:
+    def sweep(self, study=None, set=None, jobs: int = 1, executor=None, on_case=None,
+              **run_options) -> dict:
         """Every ``.step`` case: {case name: Result}. Every case is prepared before the
-        first one runs, so that a bad later case stops the sweep before any work."""
-        cases = [self.prepare(study, settings, name)
-                 for name, settings in self.cases(study, set)]
-        return {case.name: case.run(**run_options) for case in cases}
+        first one runs, so that a bad later case stops the sweep before any work.
+
+        ``jobs``: processes to run the cases on (1: one after another; 0: one per core);
+        ``executor``: any ``concurrent.futures.Executor`` instead (a Dask cluster:
+        ``client.get_executor()``). The results are those of the serial run. A case that
+        fails gives its partial Result (``status`` 'failed' or 'interrupted', ``message``
+        saying where and why); the other cases are kept. ``on_case(outcome)`` is called
+        as each case finishes (``parallel.Outcome``: name, result, error, wall)."""
+        cases = [(name, study, settings) for name, settings in self.cases(study, set)]
+        prepared = {name: self.prepare(case_study, settings, name)
+                    for name, case_study, settings in cases}
+        outcomes = parallel.run_cases(self, cases, jobs, executor, on_case, prepared,
+                                      **run_options)
+        return Sweep((outcome.name, outcome.result) for outcome in outcomes)

@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import __version__, api
+from . import __version__, api, parallel
 from . import studies as studies_mod
 from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
                      SolverError, Terminated)
@@ -55,6 +55,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="print a run report: solver statistics, joint constraint violations, "
                      "quaternion norms, Kirchhoff residuals, power balance")
     run.add_argument("--quiet", action="store_true", help="no summary or progress")
+    run.add_argument("--jobs", type=int, default=1, metavar="N",
+                     help="run the .step cases and studies on N processes (0: one per core); "
+                     "the results are those of the serial run; a failed case is reported "
+                     "and the others are kept")
     check = sub.add_parser("check", help="parse and build the equations; report counts; no run",
                            description="Parse, elaborate and assemble every study and .step "
                            "case (or the one named) as run would, without running.")
@@ -159,6 +163,12 @@ def _run(args) -> int:
     cases = _cases(net, args, args.all_studies)
     several = len(cases) > 1
     out_base = Path(args.out) if args.out else None
+    if args.jobs < 0:
+        raise NetlistError(f"--jobs must be 0 (one per core) or positive, got {args.jobs}",
+                           Loc("<command line>", 1, 1, f"--jobs {args.jobs}"))
+    if args.stream and parallel.workers(args.jobs) > 1 and several:
+        raise NetlistError("--stream writes one case at a time; drop --jobs or --stream",
+                           Loc("<command line>", 1, 1, "--stream"))
     if args.stream:
         out_base = out_base or Path(f"{stem}.csv")
         if out_base.suffix.lower() != ".csv":
@@ -182,57 +192,31 @@ def _run(args) -> int:
         from .plotting import check_variables
         check_variables(args.plot, prepared[0].recorded)
     results, wall = {}, {}
-    for case in prepared:
-        name = case.name
-        started = time.perf_counter()
-        _print_warnings(case.warnings)
-        progress = _Progress(case.t_end or 0.0, args.quiet)
-        streamed = _case_path(out_base, name, several) if args.stream else None
-        try:
-            res = case.run(progress=progress,
-                           on_start=lambda start: _print_start(start, args.quiet),
-                           stream=streamed, report=args.report)
-        except SolverError as exc:
-            progress.done()
-            if args.report and exc.partial is not None and exc.partial.report is not None:
-                print(exc.partial.report.text())
-            target = streamed or _case_path(out_base or Path(f"{stem}_partial.csv"), name,
-                                            several)
-            if exc.partial is not None and len(exc.partial):
-                where = (f"results up to t = {exc.partial.t[-1]:.6g} s "
-                         f"({len(exc.partial)} points) written to {target}")
-                try:
-                    if not streamed:
-                        with _HeldSignals(target):
-                            exc.partial.save(target)
-                except CircuitsimError as save_error:     # the diagnosis comes first
-                    where = f"the results could not be written: {save_error}"
-            else:
-                where = "no results were computed"
-            print(f"error: {args.file}{' [' + name + ']' if name else ''}: {exc}\n{where}",
-                  file=sys.stderr)
-            return EXIT_SOLVER
-        progress.done()
-        wall[name] = time.perf_counter() - started
-        results[name] = res
-        written = ""
-        if out_base:
-            target = streamed or _case_path(out_base, name, several)
-            with _HeldSignals(target) as held:
-                if not streamed:
-                    res.save(target)
-            written = f" -> {target}"
-            if held.received:
-                print(f"stopped by {held.received} after {target} was written; the cases "
-                      "after it were not run", file=sys.stderr)
+    if parallel.workers(args.jobs) > 1 and several:
+        code = _run_parallel(args, net, cases, prepared, stem, out_base, results, wall)
+        if code != EXIT_OK:
+            return code
+    else:
+        for case in prepared:
+            name = case.name
+            started = time.perf_counter()
+            _print_warnings(case.warnings)
+            progress = _Progress(case.t_end or 0.0, args.quiet)
+            streamed = _case_path(out_base, name, several) if args.stream else None
+            try:
+                res = case.run(progress=progress,
+                               on_start=lambda start: _print_start(start, args.quiet),
+                               stream=streamed, report=args.report)
+            except SolverError as exc:
+                progress.done()
+                _report_failure(args, stem, out_base, several, name, exc, exc.partial,
+                                streamed)
                 return EXIT_SOLVER
-        if not args.quiet:
-            s = res.stats
-            print(f"{name or stem}: t = 0 .. {res.t[-1]:.6g} s, {len(res)} points, "
-                  f"{s.get('nsteps', 0)} steps ({s.get('nfail_err', 0)} rejected), "
-                  f"{s.get('njac', 0)} Jacobians, {s.get('nlu', 0)} LU{written}")
-        if args.report:
-            print(res.report.text())
+            progress.done()
+            wall[name] = time.perf_counter() - started
+            results[name] = res
+            if not _report_success(args, stem, out_base, several, name, res, streamed):
+                return EXIT_SOLVER
     if args.all_studies:
         rows = studies_mod.compare(results, wall)
         print(f"\nstudy comparison (reference: {next(iter(results))}):")
@@ -243,6 +227,85 @@ def _run(args) -> int:
         from .plotting import plot
         print(f"plot -> {plot(results, args.plot, png)}")
     return EXIT_OK
+
+
+def _run_parallel(args, net, cases, prepared, stem, out_base, results, wall) -> int:
+    """The cases on --jobs processes; each is written and summarised as it finishes
+    (results and wall filled in the cases' order). A failed case is reported and the
+    others kept; an interrupt keeps the cases finished so far."""
+    failed, several = [], True
+
+    def finished(outcome):
+        if outcome.error is not None:
+            failed.append(outcome.name)
+            _report_failure(args, stem, out_base, several, outcome.name, outcome.error,
+                            outcome.result)
+            return
+        wall[outcome.name] = outcome.wall
+        results[outcome.name] = outcome.result
+        _report_success(args, stem, out_base, several, outcome.name, outcome.result)
+    for case in prepared:
+        _print_warnings(case.warnings)
+    try:
+        parallel.run_cases(net, cases, args.jobs, on_case=finished, report=args.report)
+    except KeyboardInterrupt as exc:
+        why = f"stopped by {exc.signal_name}" if isinstance(exc, Terminated) else "interrupted"
+        done = ", ".join(results) or "none"
+        print(f"error: {args.file}: {why}; cases finished and written: {done}",
+              file=sys.stderr)
+        return EXIT_SOLVER
+    if failed:
+        print(f"error: {len(failed)} of {len(cases)} cases failed: {', '.join(failed)}; "
+              "the others are written", file=sys.stderr)
+        return EXIT_SOLVER
+    ordered = {name: results[name] for name, _, _ in cases}
+    results.clear()
+    results.update(ordered)
+    return EXIT_OK
+
+
+def _report_failure(args, stem, out_base, several, name, exc, partial, streamed=None):
+    """A failed case: its report (if asked), its partial results written, the message."""
+    if args.report and partial is not None and partial.report is not None:
+        print(partial.report.text())
+    target = streamed or _case_path(out_base or Path(f"{stem}_partial.csv"), name, several)
+    if partial is not None and len(partial):
+        where = (f"results up to t = {partial.t[-1]:.6g} s "
+                 f"({len(partial)} points) written to {target}")
+        try:
+            if not streamed:
+                with _HeldSignals(target):
+                    partial.save(target)
+        except CircuitsimError as save_error:     # the diagnosis comes first
+            where = f"the results could not be written: {save_error}"
+    else:
+        where = "no results were computed"
+    print(f"error: {args.file}{' [' + name + ']' if name else ''}: {exc}\n{where}",
+          file=sys.stderr)
+
+
+def _report_success(args, stem, out_base, several, name, res, streamed=None) -> bool:
+    """A finished case: written, its summary line and report printed. False if a signal
+    arrived while it was written (the run stops there)."""
+    written = ""
+    if out_base:
+        target = streamed or _case_path(out_base, name, several)
+        with _HeldSignals(target) as held:
+            if not streamed:
+                res.save(target)
+        written = f" -> {target}"
+        if held.received:
+            print(f"stopped by {held.received} after {target} was written; the cases "
+                  "after it were not run", file=sys.stderr)
+            return False
+    if not args.quiet:
+        s = res.stats
+        print(f"{name or stem}: t = 0 .. {res.t[-1]:.6g} s, {len(res)} points, "
+              f"{s.get('nsteps', 0)} steps ({s.get('nfail_err', 0)} rejected), "
+              f"{s.get('njac', 0)} Jacobians, {s.get('nlu', 0)} LU{written}", flush=True)
+    if args.report:
+        print(res.report.text())
+    return True
 
 
 class _HeldSignals:

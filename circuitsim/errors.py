@@ -88,6 +88,9 @@ class NetlistError(CircuitsimError):
         self.hint = hint
         super().__init__(self.render())
 
+    def __reduce__(self):        # pickles (a case run in another process) as it was made
+        return type(self), (self.message, self.loc, self.hint)
+
     def render(self) -> str:
         message = printable(self.message)
         head = f"{self.loc}: {message}" if self.loc else message
@@ -130,6 +133,9 @@ class SolverError(CircuitsimError):
         self.worst = list(worst or [])
         self.partial = partial
         super().__init__(self.render())
+
+    def __reduce__(self):        # pickles without its partial results (sent on their own)
+        return type(self), (self.message, self.t, self.h, self.order, self.worst)
 
     def render(self) -> str:
         parts = [f"{self.code}: {self.message}"]

@@ -32,12 +32,15 @@ class Result:
     ``mobility``   the mobility analysis at t = 0 (None without bodies and joints);
     ``diagnostics`` what the study comparison uses (energy over time, largest joint
                    gap, joint forces), whatever ``.probe`` keeps;
-    ``report``     the run report (``--report``; None unless asked for).
+    ``report``     the run report (``--report``; None unless asked for);
+    ``study``, ``parameters``  the study and the ``.step`` values (name -> SI) of the
+                   case, when it was run as part of a sweep (``Netlist.sweep``).
+    A Result pickles (sweeps send it between processes).
     """
 
     def __init__(self, t, names, data, stats=None, status="success", message="",
                  units=None, title="", case="", *, warnings=(), notes=(), mobility=None,
-                 diagnostics=None, report=None):
+                 diagnostics=None, report=None, study=None, parameters=None):
         self.t = np.asarray(t, dtype=float)
         self.names = list(names)
         self.data = np.asarray(data, dtype=float).reshape(len(self.t), len(self.names))
@@ -53,6 +56,8 @@ class Result:
         self.mobility = mobility
         self.diagnostics = dict(diagnostics or {})
         self.report = report
+        self.study = study
+        self.parameters = dict(parameters or {})
 
     @property
     def success(self) -> bool:
@@ -79,6 +84,17 @@ class Result:
         return (f"<Result {self.case or self.title or ''} {self.status}: {span}, "
                 f"{len(self.t)} points, {len(self.names)} variables>")
 
+    def to_pandas(self):
+        """A pandas DataFrame: index ``time`` (s), one column per recorded variable (the
+        values of ``data``, not copies of other values), SI units in ``df.attrs["units"]``.
+        pandas is optional (``pip install circuitsim[pandas]``); it is imported here."""
+        pd = _pandas()
+        frame = pd.DataFrame(self.data, index=pd.Index(self.t, name="time"),
+                             columns=self.names, copy=True)
+        frame.attrs["units"] = {name: self.units[name] for name in self.names
+                                if name in self.units}
+        return frame
+
     def to_csv(self, path) -> Path:
         with replaced_text(path) as (text, target):
             writer = csv.writer(text)
@@ -103,6 +119,41 @@ class Result:
             header = next(csv.reader(fh))
         data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
         return cls(data[:, 0], header[1:], data[:, 1:])
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError:
+        raise CircuitsimError("results as tables need pandas: python -m pip install "
+                              "pandas (or circuitsim[pandas])") from None
+    return pandas
+
+
+class Sweep(dict):
+    """The results of a sweep or a set of studies: {case name: Result}, in the cases'
+    order (``Netlist.sweep``)."""
+
+    def to_pandas(self):
+        """One long table: the columns ``case``, ``study`` (when studies were run), one
+        per swept parameter (SI), ``time``, then the variables (the union over the
+        cases; a variable a case does not record is NaN there). Units in
+        ``df.attrs["units"]``."""
+        pd = _pandas()
+        studies = any(res.study for res in self.values())
+        swept = list(dict.fromkeys(p for res in self.values() for p in res.parameters))
+        parts, units = [], {}
+        for name, res in self.items():
+            frame = res.to_pandas().reset_index()
+            units.update(frame.attrs.pop("units"))
+            labels = {"case": name, **({"study": res.study or ""} if studies else {}),
+                      **{p: res.parameters.get(p, np.nan) for p in swept}}
+            for i, (key, value) in enumerate(labels.items()):
+                frame.insert(i, key, value)
+            parts.append(frame)
+        table = pd.concat(parts, ignore_index=True)
+        table.attrs["units"] = units
+        return table
 
 
 def _umask() -> int:
