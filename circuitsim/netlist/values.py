@@ -16,6 +16,7 @@ from .. import units
 from ..errors import NetlistError, did_you_mean
 from ..runtime import expressions
 from . import ast, timefunctions
+from .exprbuilder import split_number
 
 
 class Scope(dict):
@@ -45,12 +46,13 @@ def _suffix_dims(text: str | None, bare):
     alone is no unit)."""
     if not text or not text[0].isdigit() and text[0] not in "+-.":
         return bare                 # no text, or a named constant (pi)
-    from .exprbuilder import split_number
     suffix = split_number(text)[1]
     if not suffix or suffix.lower() in units.PREFIXES:
         return bare
-    quantity, _ = units._try_unit(suffix)
-    return quantity.dims if quantity is not None else bare
+    try:
+        return units.parse_unit(suffix).dims
+    except units.UnitError:
+        return bare
 
 
 def _same(dims: list):
