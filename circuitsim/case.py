@@ -16,6 +16,7 @@ from .assembly.startup import kinematic_start
 from .assembly.system import System
 from .errors import Loc, NetlistError, did_you_mean
 from . import report as run_report
+from .scene import scene_of
 from .results import Result, StreamWriter
 from .solver import solve
 
@@ -153,14 +154,16 @@ def _both(writer, on_output):
 
 def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         first_step=None, progress=None, on_output=None, on_start=None,
-        stream=None, report=False) -> Result:
+        stream=None, report=False, record_poses=False) -> Result:
     """Integrate a prepared case and package the Result (partial on failure).
     Keyword arguments override the ``.tran`` settings.
     ``on_start(StartUp)`` is called after the start-up, before the integration (the CLI
     prints the start-up notes and warnings there). ``stream``: a CSV path written while
     the run goes (StreamWriter), complete up to the last point on a failure or Ctrl-C.
     ``report``: also build ``result.report`` (circuitsim.report: constraint violations,
-    Kirchhoff residuals, power balance; costs one residual evaluation per point)."""
+    Kirchhoff residuals, power balance; costs one residual evaluation per point).
+    ``record_poses``: also record every body's pose where ``.probe`` leaves it out (what
+    ``Result.animate`` needs)."""
     system = case.system
     c = system.circuit
     tr = c.tran
@@ -178,6 +181,9 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         if t_out[-1] < t_end * (1 - 1e-12):
             t_out = np.append(t_out, t_end)
     all_names, names = case.all_names, case.recorded
+    scene = scene_of(c)
+    if record_poses:
+        names = names + scene.missing(names)
     start = kinematic_start(system, system.initial_values())
     y0 = start.y0
     system.classify(0.0, y0)
@@ -189,7 +195,7 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         start.warnings += _fast_inputs(c, t_end)
     if on_start is not None:
         on_start(start)
-    cols = [all_names.index(p) for p in names] if c.probes else None
+    cols = [all_names.index(p) for p in names] if names != all_names else None
 
     def recorded(T, Y, YP):
         data = np.concatenate([Y, system.compute_outputs(np.asarray(T), Y, YP)], axis=1)
@@ -218,6 +224,7 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
                     {n: system.units[n] for n in names if n in system.units}, c.title,
                     case.name, warnings=warnings, notes=start.notes,
                     mobility=start.mobility, diagnostics=diagnostics,
+                    scene=scene,
                     report=run_report.build(system, np.asarray(out.t), Y, YP, all_names,
                                             full, stats, warnings) if report else None)
     if out.error is not None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import __version__, api, parallel
 from . import studies as studies_mod
+from .scene import scene_of
 from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
                      SolverError, Terminated)
 
@@ -46,6 +47,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="write a PNG plot of these variables")
     run.add_argument("--plot-file", metavar="PNG",
                      help="PNG path (default: next to --out or the netlist name)")
+    run.add_argument("--animate", metavar="HTML",
+                     help="write the motion as a 3D animation: one self-contained HTML file "
+                     "(one per case when several run) that plays offline in a browser; "
+                     "FILE.html#t=0.5 opens it paused at t = 0.5 s")
     run.add_argument("--stream", action="store_true",
                      help="write the CSV while the run goes (to --out, else <netlist>.csv; "
                      "while running the rows are in <that file>.<pid>.part, renamed when the "
@@ -185,9 +190,15 @@ def _run(args) -> int:
         png = _writable(Path(args.plot_file) if args.plot_file else (
             out_base.with_suffix(".png") if out_base else Path(f"{stem}.png")),
             "--plot-file")
+    if args.animate:
+        for name, _, _ in cases:
+            _writable(_case_path(Path(args.animate), name, several), "--animate")
     # every case elaborated and assembled once, all before the first run: a bad later
     # case (or a misspelt --plot name) is said before any work
     prepared = [net.prepare(study, settings, name) for name, study, settings in cases]
+    if args.animate and not scene_of(prepared[0].circuit).bodies:
+        raise NetlistError(f"--animate: {args.file} has no bodies to draw",
+                           Loc("<command line>", 1, 1, f"--animate {args.animate}"))
     if args.plot:
         from .plotting import check_variables
         check_variables(args.plot, prepared[0].recorded)
@@ -206,7 +217,8 @@ def _run(args) -> int:
             try:
                 res = case.run(progress=progress,
                                on_start=lambda start: _print_start(start, args.quiet),
-                               stream=streamed, report=args.report)
+                               stream=streamed, report=args.report,
+                               record_poses=bool(args.animate))
             except SolverError as exc:
                 progress.done()
                 _report_failure(args, stem, out_base, several, name, exc, exc.partial,
@@ -247,7 +259,8 @@ def _run_parallel(args, net, cases, prepared, stem, out_base, results, wall) -> 
     for case in prepared:
         _print_warnings(case.warnings)
     try:
-        parallel.run_cases(net, cases, args.jobs, on_case=finished, report=args.report)
+        parallel.run_cases(net, cases, args.jobs, on_case=finished, report=args.report,
+                           record_poses=bool(args.animate))
     except KeyboardInterrupt as exc:
         why = f"stopped by {exc.signal_name}" if isinstance(exc, Terminated) else "interrupted"
         done = ", ".join(results) or "none"
@@ -280,8 +293,21 @@ def _report_failure(args, stem, out_base, several, name, exc, partial, streamed=
             where = f"the results could not be written: {save_error}"
     else:
         where = "no results were computed"
+    if args.animate and partial is not None and len(partial):
+        where += "; " + _animate(args, name, several, partial)
     print(f"error: {args.file}{' [' + name + ']' if name else ''}: {exc}\n{where}",
           file=sys.stderr)
+
+
+def _animate(args, name, several, res) -> str:
+    """Write the case's animation (--animate); what to tell the user."""
+    target = _case_path(Path(args.animate), name, several)
+    try:
+        with _HeldSignals(target):
+            res.animate(target)
+    except CircuitsimError as exc:
+        return f"the animation could not be written: {exc}"
+    return f"animation -> {target}"
 
 
 def _report_success(args, stem, out_base, several, name, res, streamed=None) -> bool:
@@ -305,6 +331,8 @@ def _report_success(args, stem, out_base, several, name, res, streamed=None) -> 
               f"{s.get('njac', 0)} Jacobians, {s.get('nlu', 0)} LU{written}", flush=True)
     if args.report:
         print(res.report.text())
+    if args.animate:
+        print(_animate(args, name, several, res))
     return True
 
 

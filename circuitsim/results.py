@@ -8,14 +8,13 @@ from __future__ import annotations
 import csv
 import io
 import os
-import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from .errors import CircuitsimError, did_you_mean
+from .files import replaced, replaced_text
 
 
 class Result:
@@ -34,13 +33,16 @@ class Result:
                    gap, joint forces), whatever ``.probe`` keeps;
     ``report``     the run report (``--report``; None unless asked for);
     ``study``, ``parameters``  the study and the ``.step`` values (name -> SI) of the
-                   case, when it was run as part of a sweep (``Netlist.sweep``).
+                   case, when it was run as part of a sweep (``Netlist.sweep``);
+    ``scene``      what a 3D view draws (circuitsim.scene.Scene: bodies' boxes, joints,
+                   springs), None for a result read from a file.
     A Result pickles (sweeps send it between processes).
     """
 
     def __init__(self, t, names, data, stats=None, status="success", message="",
                  units=None, title="", case="", *, warnings=(), notes=(), mobility=None,
-                 diagnostics=None, report=None, study=None, parameters=None):
+                 diagnostics=None, report=None, study=None, parameters=None,
+                 scene=None):
         self.t = np.asarray(t, dtype=float)
         self.names = list(names)
         self.data = np.asarray(data, dtype=float).reshape(len(self.t), len(self.names))
@@ -58,6 +60,7 @@ class Result:
         self.report = report
         self.study = study
         self.parameters = dict(parameters or {})
+        self.scene = scene
 
     @property
     def success(self) -> bool:
@@ -94,6 +97,15 @@ class Result:
         frame.attrs["units"] = {name: self.units[name] for name in self.names
                                 if name in self.units}
         return frame
+
+    def animate(self, path=None, max_frames: int | None = None):
+        """The motion as one self-contained HTML page (circuitsim.animation): written to
+        ``path`` if given; in a notebook the returned Animation shows inline. Needs every
+        body's pose in the results (``simulate(record_poses=True)`` adds them where
+        ``.probe`` leaves them out); at most ``max_frames`` output times are embedded
+        (default animation.MAX_FRAMES, evenly spaced)."""
+        from .animation import animate
+        return animate(self, path, max_frames)
 
     def to_csv(self, path) -> Path:
         with replaced_text(path) as (text, target):
@@ -154,46 +166,6 @@ class Sweep(dict):
         table = pd.concat(parts, ignore_index=True)
         table.attrs["units"] = units
         return table
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-@contextmanager
-def replaced(path):
-    """Write ``path`` as a whole or not at all: yields (binary file, path) for a temporary
-    file next to it, renamed onto ``path`` when the block ends without an error and
-    removed otherwise. Two runs writing the same path leave one complete file (the last
-    to finish), never interleaved rows."""
-    path = Path(path)
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part",
-                                    dir=path.parent if str(path.parent) else ".")
-    except OSError as exc:
-        raise CircuitsimError(f"cannot write {path}: {exc.strerror}") from None
-    try:
-        os.chmod(temp, 0o666 & ~_umask())      # as an ordinary new file, not mkstemp's 0600
-        with os.fdopen(fd, "wb") as fh:
-            yield fh, path
-        os.replace(temp, path)
-    except OSError as exc:
-        raise CircuitsimError(f"cannot write {path}: {exc.strerror}") from None
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
-
-
-@contextmanager
-def replaced_text(path):
-    """``replaced`` for a CSV: yields (text file, path)."""
-    with replaced(path) as (fh, target):
-        text = io.TextIOWrapper(fh, newline="", encoding="utf-8")
-        yield text, target
-        text.flush()
-        text.detach()
 
 
 class StreamWriter:

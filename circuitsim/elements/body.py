@@ -76,6 +76,7 @@ class Body(ElementType):
             for n in ("wx", "wy", "wz"))
     implicit_ports = True
     uses_gravity = True
+    drawn_as = "body"
     params = (
         Param("m", "kg", description="mass", positive=True),
         Param("J", "kg*m^2", description="central principal moments (Jx, Jy, Jz), body frame",

@@ -34,6 +34,7 @@ class Cylindrical(Joint):
     keyword = "cylindrical"
     description = "rotation about and translation along one axis (three models)"
     n_points, n_rotations = 2, 2
+    drawn_as = "slider"
     flanges = (ROT, replace(TRANS, param="flange2"))
     geometry = (AXIS,)
 

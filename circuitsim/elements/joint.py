@@ -87,6 +87,7 @@ class Joint(ElementType):
     """Base of the joints (not an element itself: no keyword)."""
 
     is_joint = True
+    drawn_as = "joint"
     n_points: int = 0            # point-on-plane primitives
     n_rotations: int = 0         # rotation restrictions
     global_normals: bool = False # point-on-plane normals: global directions (else frame 1's)

@@ -65,6 +65,7 @@ def _mm(M, N):
 class Spring3D(ElementType):
     keyword = "spring3d"
     dissipating_store = True        # c·dL/dt
+    drawn_as = "spring"
     description = "linear spring-damper between a point of frame 1 and a point of frame 2"
     ports = (Port("frame1", frame=True, description="first frame (body or 0)"),
              Port("frame2", frame=True, description="second frame (body or 0)"))
