@@ -40,7 +40,8 @@ PALETTE = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#17becf",
 
 class Animation:
     """A written (or in-memory) animation page: ``html`` the page, ``path`` the file;
-    in a notebook it displays inline."""
+    in a notebook it displays inline (the page in an iframe; not sandboxed, because a
+    sandboxed frame cannot load the embedded renderer from memory)."""
 
     def __init__(self, page: str, path: Path | None = None):
         self.html = page
@@ -51,8 +52,7 @@ class Animation:
 
     def _repr_html_(self) -> str:
         return (f'<iframe srcdoc="{html.escape(self.html, quote=True)}" '
-                'style="width:100%;height:520px;border:1px solid #ccc" '
-                'sandbox="allow-scripts"></iframe>')
+                'style="width:100%;height:520px;border:1px solid #ccc"></iframe>')
 
 
 def animate(result, path=None, max_frames: int | None = None) -> Animation:

@@ -3,6 +3,7 @@ results' poses exactly, the scene's geometry is the mechanism's, and (where Chro
 installed) the rendered page shows each body where the results put it."""
 import base64
 import hashlib
+import html as html_text
 import json
 import re
 import shutil
@@ -65,6 +66,13 @@ def test_page_is_self_contained_and_small(pendulum):
     assert not re.search(r'<(script|link|img)[^>]+(src|href)=', page)
     assert "@import" not in page and "url(" not in page.split("<script", 1)[0]
     assert page.count(animation.THREE_VERSION) >= 1
+
+
+def test_notebook_display_is_the_page_in_an_iframe(pendulum):
+    anim = pendulum.animate()
+    frame = anim._repr_html_()
+    assert frame.startswith("<iframe srcdoc=")
+    assert html_text.unescape(re.search(r'srcdoc="(.*?)"', frame, re.S).group(1)) == anim.html
 
 
 def test_long_results_are_thinned_evenly_keeping_both_ends(pendulum):
@@ -214,3 +222,8 @@ def test_chromium_draws_the_bodies_where_the_results_put_them(pendulum, tmp_path
             moved.append(expected)
     # the two instants put the bodies far apart: the page shows the instant it was asked
     assert np.linalg.norm(moved[0] - moved[2]) > 40 or np.linalg.norm(moved[1] - moved[3]) > 40
+    # as a notebook shows it: the page inside an iframe of another page
+    cell = tmp_path / "cell.html"
+    cell.write_text(f"<html><body>{pendulum.animate()._repr_html_()}</body></html>")
+    image = screenshot(cell, 0, tmp_path / "cell.png", tmp_path / "profile")
+    assert all(body_pixels(image, body["colour"])[1] > 100 for body in data["bodies"])
