@@ -17,8 +17,9 @@ import numpy as np
 from .assembly.system import System
 from .case import Case
 from .checkreport import CheckReport, DomainCount, SubcircuitCount
-from .errors import Loc, NetlistError, did_you_mean
+from .errors import CircuitsimError, Loc, NetlistError, did_you_mean
 from .gcpause import gc_paused
+from .htmlview import error_html
 from . import parallel
 from .netlist import ast, elaborate, loader
 from .netlist.parser import parse as parse_text
@@ -100,6 +101,15 @@ class Netlist:
         studies = f", studies {', '.join(self.studies)}" if self.studies else ""
         steps = f", {len(self.cases())} .step cases" if self.steps else ""
         return f"<Netlist {self.source}: {len(self.statements)} statements{studies}{steps}>"
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the check summary (``check()``), or the input error that
+        stops it, shown rather than raised."""
+        try:
+            report = self.check()
+        except CircuitsimError as exc:
+            return error_html(self.source, exc)
+        return report._repr_html_()
 
     # --- elaboration --------------------------------------------------------------------
     def _overrides(self, study, settings) -> list:

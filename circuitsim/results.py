@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CircuitsimError, did_you_mean
+from .htmlview import result_html
 
 
 class Result:
@@ -83,6 +84,27 @@ class Result:
         span = f"t = {self.t[0]:g} .. {self.t[-1]:g} s" if len(self.t) else "empty"
         return (f"<Result {self.case or self.title or ''} {self.status}: {span}, "
                 f"{len(self.t)} points, {len(self.names)} variables>")
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: status, time span, solver counters, the variables with
+        their units."""
+        return result_html(self)
+
+    def plot(self, *variables, ax=None):
+        """A matplotlib Figure of ``variables`` against time, one panel per variable with
+        its SI unit on the y label: ``res.plot("shaft", "La.i")``. A notebook shows the
+        returned figure.
+
+        ``ax``: an Axes (one variable) or a list of Axes (one per variable) to draw into
+        instead of a new figure, e.g. to overlay two runs:
+        ``res2.plot("x", ax=res1.plot("x").axes)``. The lines are labelled by the case
+        name. The figure is not left open in pyplot: a notebook displays it, a script saves
+        it with ``fig.savefig("x.png")``. Needs matplotlib (``pip install
+        circuitsim[plot]``)."""
+        from .plotting import figure
+        axes = None if ax is None else list(ax) if isinstance(ax, (list, tuple, np.ndarray)) \
+            else [ax]
+        return figure({self.case: self}, variables, axes, what="Result.plot")
 
     def to_pandas(self):
         """A pandas DataFrame: index ``time`` (s), one column per recorded variable (the
