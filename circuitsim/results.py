@@ -101,10 +101,7 @@ class Result:
         name. The figure is not left open in pyplot: a notebook displays it, a script saves
         it with ``fig.savefig("x.png")``. Needs matplotlib (``pip install
         circuitsim[plot]``)."""
-        from .plotting import figure
-        axes = None if ax is None else list(ax) if isinstance(ax, (list, tuple, np.ndarray)) \
-            else [ax]
-        return figure({self.case: self}, variables, axes, what="Result.plot")
+        return _plot({self.case: self}, variables, ax, "Result.plot")
 
     def to_pandas(self):
         """A pandas DataFrame: index ``time`` (s), one column per recorded variable (the
@@ -143,6 +140,14 @@ class Result:
         return cls(data[:, 0], header[1:], data[:, 1:])
 
 
+def _plot(results: dict, variables, ax, what: str):
+    """The figure of ``results`` {case name: Result}; ``ax`` one Axes or a list of them."""
+    from .plotting import figure
+    axes = None if ax is None else list(ax) if isinstance(ax, (list, tuple, np.ndarray)) \
+        else [ax]
+    return figure(results, variables, axes, what=what)
+
+
 def _pandas():
     try:
         import pandas
@@ -155,6 +160,11 @@ def _pandas():
 class Sweep(dict):
     """The results of a sweep or a set of studies: {case name: Result}, in the cases'
     order (``Netlist.sweep``)."""
+
+    def plot(self, *variables, ax=None):
+        """As ``Result.plot``, with every case on the same panels: one line per case,
+        labelled by its name (as the command line's ``--plot`` of a sweep)."""
+        return _plot(self, variables, ax, "Sweep.plot")
 
     def to_pandas(self):
         """One long table: the columns ``case``, ``study`` (when studies were run), one

@@ -115,6 +115,17 @@ def test_plot_overlays_a_second_run_on_given_axes(motor):
         other.plot("shaft", "La.i", ax=fig.axes)
 
 
+def test_a_sweep_plots_its_cases_on_the_same_panels():
+    sweep = load_netlist("dcmotor.cir").sweep(step={"k": [0.04, 0.06]}, t_end=0.02)
+    fig = sweep.plot("shaft", "La.i")
+    assert len(fig.axes) == 2
+    for ax, var in zip(fig.axes, ["shaft", "La.i"]):
+        assert [line.get_label() for line in ax.get_lines()] == ["k=0.04", "k=0.06"]
+        for line, res in zip(ax.get_lines(), sweep.values()):
+            assert np.array_equal(line.get_ydata(), res[var])
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["k=0.04", "k=0.06"]
+
+
 def test_plot_names_a_missing_variable_and_needs_one(motor):
     _, res = motor
     with pytest.raises(CircuitsimError, match="Result.plot: no recorded variable 'shaf'; "
