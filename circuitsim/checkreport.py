@@ -44,6 +44,11 @@ class SubcircuitCount:
 
 @dataclass
 class CheckReport:
+    """What ``Netlist.check()`` found: the counts of elements, unknowns (``differential``
+    and ``algebraic``) and equations, per domain (``domains``) and per subcircuit
+    instance (``subcircuits``), the ``mobility`` of the mechanism (None without bodies),
+    the start-up's ``notes`` and the ``warnings``. ``str(report)`` is what
+    ``circuitsim check`` prints."""
     source: str
     title: str
     elements: int

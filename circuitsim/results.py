@@ -22,20 +22,21 @@ from .htmlview import result_html
 class Result:
     """What a run produced.
 
-    ``t``          output times (s);
-    ``names``      the recorded variables; ``res["B1.z"]`` is one over ``t``;
-    ``data``       (len(t), len(names)) values in SI units;
-    ``stats``      solver counters (nsteps, nfail_err, njac, nlu, ...);
-    ``status``     'success', 'failed' or 'interrupted'; ``message`` why it stopped;
-    ``units``      name -> SI unit, where known; ``title``, ``case`` labels;
-    ``warnings``   (message, location or None) of the elaboration and the start-up;
-    ``notes``      what the start-up changed (assembly of the joints, redundant rows);
-    ``mobility``   the mobility analysis at t = 0 (None without bodies and joints);
-    ``diagnostics`` what the study comparison uses (energy over time, largest joint
-                   gap, joint forces), whatever ``.probe`` keeps;
-    ``report``     the run report (``--report``; None unless asked for);
-    ``study``, ``parameters``  the study and the ``.step`` values (name -> SI) of the
-                   case, when it was run as part of a sweep (``Netlist.sweep``).
+    - ``t``: output times (s);
+    - ``names``: the recorded variables; ``res["B1.z"]`` is one over ``t``;
+    - ``data``: (len(t), len(names)) values in SI units;
+    - ``stats``: solver counters (nsteps, nfail_err, njac, nlu, ...);
+    - ``status``: 'success', 'failed' or 'interrupted'; ``message`` why it stopped;
+    - ``units``: name -> SI unit, where known; ``title``, ``case``: labels;
+    - ``warnings``: (message, location or None) of the elaboration and the start-up;
+    - ``notes``: what the start-up changed (assembly of the joints, redundant rows);
+    - ``mobility``: the mobility analysis at t = 0 (None without bodies and joints);
+    - ``diagnostics``: what the study comparison uses (energy over time, largest joint
+      gap, joint forces), whatever ``.probe`` keeps;
+    - ``report``: the run report (``--report``; None unless asked for);
+    - ``study``, ``parameters``: the study and the ``.step`` values (name -> SI) of the
+      case, when it was run as part of a sweep (``Netlist.sweep``).
+
     A Result pickles (sweeps send it between processes).
     """
 
@@ -62,6 +63,7 @@ class Result:
 
     @property
     def success(self) -> bool:
+        """True when the run reached its end time."""
         return self.status == "success"
 
     def __getitem__(self, name: str) -> np.ndarray:
@@ -115,6 +117,8 @@ class Result:
         return frame
 
     def to_csv(self, path) -> Path:
+        """Write the CSV (a ``time`` column, then one per variable, SI units, 17
+        significant digits) as a whole or not at all; returns the path."""
         with replaced_text(path) as (text, target):
             writer = csv.writer(text)
             writer.writerow(["time"] + self.names)
@@ -123,6 +127,8 @@ class Result:
         return target
 
     def to_npz(self, path) -> Path:
+        """Write a NumPy ``.npz`` file (arrays ``time``, ``names``, ``data``, ``status``);
+        returns the path."""
         with replaced(path) as (fh, target):
             np.savez(fh, time=self.t, names=np.array(self.names), data=self.data,
                      status=self.status)
@@ -134,6 +140,8 @@ class Result:
 
     @classmethod
     def from_csv(cls, path) -> "Result":
+        """A Result read back from a CSV written by ``to_csv`` (times, names and values
+        only)."""
         with Path(path).open() as fh:
             header = next(csv.reader(fh))
         data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
