@@ -17,12 +17,14 @@ import numpy as np
 from .assembly.system import System
 from .case import Case
 from .checkreport import CheckReport, DomainCount, SubcircuitCount
-from .errors import Loc, NetlistError, did_you_mean
+from .errors import CircuitsimError, Loc, NetlistError, did_you_mean
 from .gcpause import gc_paused
+from .htmlview import error_html
 from . import parallel
 from .netlist import ast, elaborate, loader
 from .netlist.parser import parse as parse_text
 from .results import Result, Sweep
+from .stepargs import step_entries
 
 
 MAX_CASES = 10_000      # .step cases of one netlist (each is elaborated before any runs)
@@ -100,6 +102,15 @@ class Netlist:
         studies = f", studies {', '.join(self.studies)}" if self.studies else ""
         steps = f", {len(self.cases())} .step cases" if self.steps else ""
         return f"<Netlist {self.source}: {len(self.statements)} statements{studies}{steps}>"
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the check summary (``check()``), or the input error that
+        stops it, shown rather than raised."""
+        try:
+            report = self.check()
+        except CircuitsimError as exc:
+            return error_html(self.source, exc)
+        return report._repr_html_()
 
     # --- elaboration --------------------------------------------------------------------
     def _overrides(self, study, settings) -> list:
@@ -179,25 +190,27 @@ class Netlist:
                  **run_options) -> Result:
         """Run one transient: ``prepare(study, set)`` then ``Case.run``. Keyword
         arguments (t_end, tstep, rtol, atol, max_step, first_step, progress, on_output,
-        on_start, stream, report) override the ``.tran`` settings; see case.run.
+        on_start, stream, report) override the ``.tran`` settings; see ``Case.run``.
 
         On a solver failure or interrupt raises the SolverError with ``.partial`` set to
         the Result up to the failure time."""
         return self.prepare(study, set, case).run(t_end=t_end, **run_options)
 
-    def cases(self, study=None, set=None) -> list:
-        """The ``.step`` sweep as a list of (case name, settings) (one case if no .step)."""
+    def cases(self, study=None, set=None, step=None) -> list:
+        """The ``.step`` sweep as a list of (case name, settings) (one case if no .step).
+        ``step``: {parameter: values} swept as further ``.step`` lines (see ``sweep``)."""
         base = list(set.items()) if isinstance(set, dict) else list(set or [])
-        if not self.steps:
+        steps = self._swept(step)
+        if not steps:
             return [(study or "", base)]
         axes = []
-        for name, vals, loc in self.steps:
+        for name, vals, loc in steps:
             axes.append([(name, v, loc) for v in vals])
         count = float(np.prod([len(axis) for axis in axes]))
         if count > MAX_CASES:
             raise NetlistError(f"the .step lines make {count:.3g} cases; at most {MAX_CASES} "
                                "run from one netlist (sweep in parts, or drive the cases from "
-                               "Python with Netlist.simulate)", self.steps[0][2])
+                               "Python with Netlist.simulate)", steps[0][2])
         out = []
         for combo in itertools.product(*axes):
             label = "_".join(f"{name}={v.text}" for name, v, _ in combo)
@@ -207,10 +220,25 @@ class Netlist:
             out.append(((study + "_" if study else "") + label, settings))
         return out
 
+    def _swept(self, step=None) -> list:
+        """The ``.step`` lines of the netlist, [(name, [Value], Loc)], with those of
+        ``step`` {parameter: values} in place of the netlist's line for the same
+        parameter, and after them for the others."""
+        if not step:
+            return list(self.steps)
+        extra = {entry[0]: entry for entry in step_entries(step)}
+        out = [extra.pop(entry[0], entry) for entry in self.steps]
+        return out + list(extra.values())
+
     def sweep(self, study=None, set=None, jobs: int = 1, executor=None, on_case=None,
-              **run_options) -> dict:
+              step=None, **run_options) -> Sweep:
         """Every ``.step`` case: {case name: Result}. Every case is prepared before the
         first one runs, so that a bad later case stops the sweep before any work.
+
+        ``step``: {parameter: values} swept as if the netlist had the line
+        ``.step parameter values...`` (replacing its own line for that parameter); a value
+        is a number in SI or a text with its unit:
+        ``net.sweep(step={"psup": ["2000psi", "2500psi", "3000psi"]}, jobs=2)``.
 
         ``jobs``: processes to run the cases on (1: one after another; 0: one per core);
         ``executor``: any ``concurrent.futures.Executor`` instead (a Dask cluster:
@@ -218,9 +246,11 @@ class Netlist:
         fails gives its partial Result (``status`` 'failed' or 'interrupted', ``message``
         saying where and why); the other cases are kept. ``on_case(outcome)`` is called
         as each case finishes (``parallel.Outcome``: name, result, error, wall)."""
-        cases = [(name, study, settings) for name, settings in self.cases(study, set)]
+        cases = [(name, study, settings)
+                 for name, settings in self.cases(study, set, step)]
         prepared = {name: self.prepare(case_study, settings, name)
                     for name, case_study, settings in cases}
+        swept = [name for name, _, _ in self._swept(step)]
         outcomes = parallel.run_cases(self, cases, jobs, executor, on_case, prepared,
-                                      **run_options)
+                                      swept=swept, **run_options)
         return Sweep((outcome.name, outcome.result) for outcome in outcomes)

@@ -75,8 +75,13 @@ class Case:
             raise self.relocate(exc) from None
 
     def run(self, **kwargs) -> Result:
-        """Integrate the case (keyword arguments as ``run``); input errors are located
-        at the user's lines."""
+        """Integrate the case and return its Result. Keyword arguments override the
+        ``.tran`` settings: ``t_end``, ``tstep`` (output interval), ``rtol``, ``atol``,
+        ``max_step``, ``first_step``; ``progress``, ``on_output(t, y, yp)`` and
+        ``on_start(start_up)`` are called as the run goes; ``stream``: a CSV path written
+        while it runs; ``report``: also build ``result.report``. Input errors are
+        located at the user's lines; a solver failure raises the SolverError with
+        ``partial`` set to the Result so far."""
         try:
             return run(self, **kwargs)
         except NetlistError as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .htmlview import check_html
+
 MAX_LISTED = 10          # subcircuit instances listed by lines(); the rest are counted
 
 
@@ -42,6 +44,11 @@ class SubcircuitCount:
 
 @dataclass
 class CheckReport:
+    """What ``Netlist.check()`` found: the counts of elements, unknowns (``differential``
+    and ``algebraic``) and equations, per domain (``domains``) and per subcircuit
+    instance (``subcircuits``), the ``mobility`` of the mechanism (None without bodies),
+    the start-up's ``notes`` and the ``warnings``. ``str(report)`` is what
+    ``circuitsim check`` prints."""
     source: str
     title: str
     elements: int
@@ -92,6 +99,10 @@ class CheckReport:
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the summary, notes and warnings."""
+        return check_html(self)
 
     def __repr__(self) -> str:
         dof = f", {self.mobility.dof} degrees of freedom" if self.mobility else ""

@@ -88,11 +88,16 @@ def element_section(etype) -> str:
     return "\n".join(lines)
 
 
+def _anchor(heading: str) -> str:
+    """The anchor GitHub and the docs site (MyST) give a heading: lower case, every
+    character but letters, digits, spaces, '-' and '_' dropped, spaces as '-'."""
+    return "".join(c for c in heading.lower() if c.isalnum() or c in " -_").replace(" ", "-")
+
+
 def render() -> str:
     types = element_types()
-    index = ", ".join(f"[`{t.keyword}`](#{t.keyword.lower()}--"
-                      f"{''.join(c for c in t.description.lower() if c.isalnum() or c in ' -').replace(' ', '-')})"
-                      for k, t in types.items())
+    index = ", ".join(f"[`{t.keyword}`](#{_anchor(f'{t.keyword} — {t.description}')})"
+                      for t in types.values())
     body = "\n".join(element_section(t) for t in types.values())
     return HEADER + "Elements: " + index + "\n\n" + body
 

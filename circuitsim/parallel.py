@@ -27,25 +27,28 @@ class Outcome:
     wall: float
 
 
-def run_case(netlist, name: str, study, settings, run_options: dict, case=None) -> Outcome:
+def run_case(netlist, name: str, study, settings, run_options: dict, case=None,
+             swept=None) -> Outcome:
     """Prepare (unless ``case`` is the prepared one) and run one case of ``netlist``, in
-    whichever process calls it."""
+    whichever process calls it. ``swept``: the names of the swept parameters (default:
+    the netlist's ``.step`` lines)."""
     started = time.perf_counter()
+    swept = [entry[0] for entry in netlist.steps] if swept is None else swept
     try:
         case = case or netlist.prepare(study, settings, name)
-        result = _labelled(case.run(**run_options), netlist, case, study)
+        result = _labelled(case.run(**run_options), swept, case, study)
         return Outcome(name, result, None, time.perf_counter() - started)
     except SolverError as exc:
         partial, exc.partial = exc.partial, None      # the Result travels once
         if partial is not None:
-            _labelled(partial, netlist, case, study)
+            _labelled(partial, swept, case, study)
         return Outcome(name, partial, exc, time.perf_counter() - started)
 
 
-def _labelled(result, netlist, case, study):
+def _labelled(result, swept, case, study):
     """The result with its study and the values (SI) of the swept parameters."""
     result.study = study
-    result.parameters = {name: case.circuit.params[name] for name, _, _ in netlist.steps
+    result.parameters = {name: case.circuit.params[name] for name in swept
                          if name in case.circuit.params}
     return result
 
@@ -59,24 +62,26 @@ def workers(jobs: int) -> int:
 
 def run_cases(netlist, cases: list, jobs: int = 1, executor: Executor | None = None,
               on_case: Callable[[Outcome], None] | None = None, prepared: dict | None = None,
-              **run_options) -> list:
+              swept: list | None = None, **run_options) -> list:
     """Run ``cases`` [(name, study, settings)] of ``netlist``: serially when ``jobs`` is 1
     and no executor is given (using the ``prepared`` cases by name, if given), else on
     ``executor`` or on a pool of ``jobs`` processes (each worker prepares its case).
-    ``on_case(outcome)`` is called in this process as each case finishes. Returns the
+    ``on_case(outcome)`` is called in this process as each case finishes; ``swept``
+    names the swept parameters (default: the netlist's ``.step`` lines). Returns the
     outcomes in the order of ``cases``. Input errors (NetlistError) propagate."""
     prepared = prepared or {}
     if executor is None and workers(jobs) == 1:
         outcomes = []
         for name, study, settings in cases:
             outcomes.append(run_case(netlist, name, study, settings, run_options,
-                                     prepared.get(name)))
+                                     prepared.get(name), swept))
             if on_case is not None:
                 on_case(outcomes[-1])
         return outcomes
     pool = executor or ProcessPoolExecutor(max_workers=min(workers(jobs), len(cases)))
     try:
-        futures = {pool.submit(run_case, netlist, name, study, settings, run_options): i
+        futures = {pool.submit(run_case, netlist, name, study, settings, run_options,
+                               None, swept): i
                    for i, (name, study, settings) in enumerate(cases)}
         outcomes: list = [None] * len(cases)
         for future in as_completed(futures):

@@ -15,27 +15,29 @@ import numpy as np
 
 from .errors import CircuitsimError, did_you_mean
 from .files import replaced, replaced_text
+from .htmlview import result_html
 
 
 class Result:
     """What a run produced.
 
-    ``t``          output times (s);
-    ``names``      the recorded variables; ``res["B1.z"]`` is one over ``t``;
-    ``data``       (len(t), len(names)) values in SI units;
-    ``stats``      solver counters (nsteps, nfail_err, njac, nlu, ...);
-    ``status``     'success', 'failed' or 'interrupted'; ``message`` why it stopped;
-    ``units``      name -> SI unit, where known; ``title``, ``case`` labels;
-    ``warnings``   (message, location or None) of the elaboration and the start-up;
-    ``notes``      what the start-up changed (assembly of the joints, redundant rows);
-    ``mobility``   the mobility analysis at t = 0 (None without bodies and joints);
-    ``diagnostics`` what the study comparison uses (energy over time, largest joint
-                   gap, joint forces), whatever ``.probe`` keeps;
-    ``report``     the run report (``--report``; None unless asked for);
-    ``study``, ``parameters``  the study and the ``.step`` values (name -> SI) of the
-                   case, when it was run as part of a sweep (``Netlist.sweep``);
-    ``scene``      what a 3D view draws (circuitsim.scene.Scene: bodies' boxes, joints,
-                   springs), None for a result read from a file.
+    - ``t``: output times (s);
+    - ``names``: the recorded variables; ``res["B1.z"]`` is one over ``t``;
+    - ``data``: (len(t), len(names)) values in SI units;
+    - ``stats``: solver counters (nsteps, nfail_err, njac, nlu, ...);
+    - ``status``: 'success', 'failed' or 'interrupted'; ``message`` why it stopped;
+    - ``units``: name -> SI unit, where known; ``title``, ``case``: labels;
+    - ``warnings``: (message, location or None) of the elaboration and the start-up;
+    - ``notes``: what the start-up changed (assembly of the joints, redundant rows);
+    - ``mobility``: the mobility analysis at t = 0 (None without bodies and joints);
+    - ``diagnostics``: what the study comparison uses (energy over time, largest joint
+      gap, joint forces), whatever ``.probe`` keeps;
+    - ``report``: the run report (``--report``; None unless asked for);
+    - ``study``, ``parameters``: the study and the ``.step`` values (name -> SI) of the
+      case, when it was run as part of a sweep (``Netlist.sweep``);
+    - ``scene``: what a 3D view draws (circuitsim.scene.Scene: bodies' boxes, joints,
+      springs), None for a result read from a file.
+
     A Result pickles (sweeps send it between processes).
     """
 
@@ -64,6 +66,7 @@ class Result:
 
     @property
     def success(self) -> bool:
+        """True when the run reached its end time."""
         return self.status == "success"
 
     def __getitem__(self, name: str) -> np.ndarray:
@@ -87,6 +90,24 @@ class Result:
         return (f"<Result {self.case or self.title or ''} {self.status}: {span}, "
                 f"{len(self.t)} points, {len(self.names)} variables>")
 
+    def _repr_html_(self) -> str:
+        """A notebook's view: status, time span, solver counters, the variables with
+        their units."""
+        return result_html(self)
+
+    def plot(self, *variables, ax=None):
+        """A matplotlib Figure of ``variables`` against time, one panel per variable with
+        its SI unit on the y label: ``res.plot("shaft", "La.i")``. A notebook shows the
+        returned figure.
+
+        ``ax``: an Axes (one variable) or a list of Axes (one per variable) to draw into
+        instead of a new figure, e.g. to overlay two runs:
+        ``res2.plot("x", ax=res1.plot("x").axes)``. The lines are labelled by the case
+        name. The figure is not left open in pyplot: a notebook displays it, a script saves
+        it with ``fig.savefig("x.png")``. Needs matplotlib (``pip install
+        circuitsim[plot]``)."""
+        return _plot({self.case: self}, variables, ax, "Result.plot")
+
     def to_pandas(self):
         """A pandas DataFrame: index ``time`` (s), one column per recorded variable (the
         values of ``data``, not copies of other values), SI units in ``df.attrs["units"]``.
@@ -108,6 +129,8 @@ class Result:
         return animate(self, path, max_frames)
 
     def to_csv(self, path) -> Path:
+        """Write the CSV (a ``time`` column, then one per variable, SI units, 17
+        significant digits) as a whole or not at all; returns the path."""
         with replaced_text(path) as (text, target):
             writer = csv.writer(text)
             writer.writerow(["time"] + self.names)
@@ -116,6 +139,8 @@ class Result:
         return target
 
     def to_npz(self, path) -> Path:
+        """Write a NumPy ``.npz`` file (arrays ``time``, ``names``, ``data``, ``status``);
+        returns the path."""
         with replaced(path) as (fh, target):
             np.savez(fh, time=self.t, names=np.array(self.names), data=self.data,
                      status=self.status)
@@ -127,10 +152,20 @@ class Result:
 
     @classmethod
     def from_csv(cls, path) -> "Result":
+        """A Result read back from a CSV written by ``to_csv`` (times, names and values
+        only)."""
         with Path(path).open() as fh:
             header = next(csv.reader(fh))
         data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
         return cls(data[:, 0], header[1:], data[:, 1:])
+
+
+def _plot(results: dict, variables, ax, what: str):
+    """The figure of ``results`` {case name: Result}; ``ax`` one Axes or a list of them."""
+    from .plotting import figure
+    axes = None if ax is None else list(ax) if isinstance(ax, (list, tuple, np.ndarray)) \
+        else [ax]
+    return figure(results, variables, axes, what=what)
 
 
 def _pandas():
@@ -145,6 +180,11 @@ def _pandas():
 class Sweep(dict):
     """The results of a sweep or a set of studies: {case name: Result}, in the cases'
     order (``Netlist.sweep``)."""
+
+    def plot(self, *variables, ax=None):
+        """As ``Result.plot``, with every case on the same panels: one line per case,
+        labelled by its name (as the command line's ``--plot`` of a sweep)."""
+        return _plot(self, variables, ax, "Sweep.plot")
 
     def to_pandas(self):
         """One long table: the columns ``case``, ``study`` (when studies were run), one

@@ -10,6 +10,8 @@ import circuitsim
 from circuitsim import cli
 from circuitsim.results import Result, Sweep
 
+from helpers import load_netlist
+
 # an RLC driven at 50 Hz, swept over C: four cases of a fraction of a second each
 SWEPT = """.title driven RLC
 .param k=1e4 Rv=10
@@ -129,6 +131,16 @@ def test_a_sweep_as_one_long_table(serial):
     studies = circuitsim.parse(SWEPT, "rlc.cir").sweep(study="damped").to_pandas()
     assert list(studies.columns[:4]) == ["case", "study", "k", "time"]
     assert (studies["study"] == "damped").all()
+
+
+def test_results_of_a_mechanism_with_redundant_rows_pickle():
+    """The mobility analysis travels with the Result (a parallel sweep sends it back):
+    its redundant rows keep their names and warnings, not the run's element groups."""
+    res = load_netlist("fourbar.cir").simulate(t_end=0.01)
+    assert res.mobility.redundant
+    again = pickle.loads(pickle.dumps(res))
+    assert again.mobility.summary() == res.mobility.summary()
+    assert again.mobility.redundancy_warnings() == res.mobility.redundancy_warnings()
 
 
 def test_results_pickle():

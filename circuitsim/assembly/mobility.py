@@ -35,13 +35,20 @@ VEL = list(range(0, 6)) + list(range(NF, NF + 6))       # V, ω of the two frame
 
 @dataclass
 class Row:
-    """One constraint row of a rigid joint: ``name`` is J.f1 / J.t2."""
+    """One constraint row of a rigid joint: ``name`` is J.f1 / J.t2; ``loc`` the joint's
+    netlist line."""
     group: object = field(repr=False)
     row: int = 0        # instance index in the group
     k: int = 0          # row index in the joint
     name: str = ""
     joint: str = ""
     what: str = ""      # "translation along z", "rotation about (0.6, 0.8, 0)"
+    loc: object = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict:
+        # a Result sent between processes (a parallel sweep) keeps the row's description,
+        # not the element group, which holds the run's functions and does not pickle
+        return {**self.__dict__, "group": None}
 
 
 @dataclass
@@ -103,7 +110,7 @@ class Mobility:
                 "switched off (reaction 0; the load split among the other joints is one of "
                 "many). For determinate reactions make a joint elastic (e.g. "
                 f"{first.joint}.model=elastic) or use weaker joints (spherical, universal, "
-                "cylindrical)", first.group.instances[first.row].loc))
+                "cylindrical)", first.loc))
         return out
 
 
@@ -148,7 +155,7 @@ def analyse(system, y: np.ndarray) -> Mobility:
         for i, inst in enumerate(g.instances):
             for k, row_name in enumerate(row_names):
                 rows.append(Row(g, i, k, f"{inst.name}.{row_name}", inst.name,
-                                _describe(R[i, k])))
+                                _describe(R[i, k]), inst.loc))
                 blocks.append((g.var_idx[i, VEL], R[i, k, VEL]))
             for node in inst.nodes[:2]:
                 graph.add_edge(("joint", inst.name), ("frame", node))
