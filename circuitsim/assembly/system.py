@@ -105,6 +105,7 @@ class System(DAEProblem):
         self.error_mask = self._error_mask()
         self.invariant_rows = self._invariant_rows()
         self.magnitude_groups = self._magnitude_groups()
+        self.compliant = any(g.etype.is_compliant(g.p) for g in self.groups)  # hook (15)
         self.elimination_order = tree_order(self)                        # solver hook (14)
         self.newton_mask = None         # set by classify() once the start point is known
         self._build_pattern()

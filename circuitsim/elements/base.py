@@ -456,6 +456,12 @@ class ElementType:
         return False
 
     @classmethod
+    def is_compliant(cls, p) -> bool:
+        """True when the group is a stiff spring standing in for a rigid connection (an
+        elastic joint): its fast vibration is left out of the solver's error estimate."""
+        return False
+
+    @classmethod
     def position_constraints(cls, x: np.ndarray, p) -> tuple:
         """g (N, m) and ∂g/∂x (N, m, nvars): the rows at position level, whatever the
         model (the start-up moves the bodies onto g = 0)."""

@@ -188,6 +188,10 @@ class Joint(ElementType):
         return p.model in RIGID
 
     @classmethod
+    def is_compliant(cls, p):
+        return p.model == "elastic"
+
+    @classmethod
     def active_rows(cls, p):
         return p.active > 0.5
 

@@ -14,12 +14,18 @@ Corrector. The BDF of order k in difference form, sum_{m=1}^k (1/m) nabla^m y_{n
            so F(t_{n+1}, y_pred + d, psi/h + cj d) = 0 with cj = gamma_k / h (``newton.py``).
 Error.     The local truncation error of order k is about d / (k+1). Its weighted RMS norm
            (ewt = 1 / (rtol |y_n| + atol)) over the error-tested unknowns must be <= 1.
+           On a compliant problem (stiff joint springs) d is filtered instead:
+           J^-1 cj dF/dy' d with the kept Newton matrix J, which passes a component of
+           eigenvalue lambda times 1/(1 - h lambda/gamma_k): the joints' vibration, which
+           the formula damps, is not counted as error; nor is the normal part, which
+           J^-1 removes (no y' on the constraint rows). The order is then at most 4.
            Algebraic unknowns are not tested: their values follow from the differential
            ones through the constraints, and testing them (Lagrange multipliers, joint
            forces, source currents) makes the step collapse on every jump of an input.
 Order/step. After k+1 steps at the same h and order, the error estimates at orders k-1
            (D[k] / k), k (d / (k+1)) and k+1 (D[k+2] / (k+2)) give the step factor each order
-           allows; the order with the largest step wins.
+           allows (filtered as d is, on a compliant problem); the order with the largest
+           step wins.
 Output.    Between steps y(t) is the interpolant sum_j D[j] B_j(s), s = (t - t_n)/h,
            B_j(s) = s (s+1) ... (s+j-1) / j!, and y'(t) its time derivative.
 """
@@ -55,6 +61,7 @@ STRETCH = 1.1            # land on a stop point if it is within 10% beyond the p
 HMIN_ULPS = 16.0         # steps below 16 ulps of t cannot be represented reliably
 HMIN_SPAN = 1e-3         # near t = 0, measure those ulps on this fraction of the span instead
 OUT_SLACK = 1e-9         # output times this close (relative to the span) beyond t_end mean t_end
+COMPLIANT_MAX_ORDER = 4  # BDF5 amplifies a lightly damped joint vibration at h omega ~ 1-5
 PROJECTION_MAX = 0.1     # largest projection of an unknown (error-test units) applied
 PROGRESS_EVERY = 100     # steps between progress callbacks
 MAX_POINTS = 10_000_000  # recorded points held in memory ...
@@ -320,6 +327,10 @@ class _Run:
         # form for the initial-value computation (problem.py).
         self.init_problem = problem.for_initialisation or problem        # (9)
         self.check_values = problem.check_values                         # (10)
+        # stiff joint springs: error estimates filtered, order at most 4 (docs/solver.md)
+        self.compliant = bool(problem.compliant)                         # (15)
+        if self.compliant:
+            self.max_order = min(self.max_order, COMPLIANT_MAX_ORDER)
         self.stats = dict(nsteps=0, nres=0, njac=0, nlu=0, nfail_err=0, nfail_conv=0, nniter=0,
                           nrestart=0, max_order_used=0, hmin_used=0.0, hmax_used=0.0)
         self.newton = Newton(problem, self.stats)
@@ -470,7 +481,7 @@ class _Run:
                         raise ConvergenceError(f"{message}; {why}", t=hist.t, h=h, order=k)
                     hist.rescale(NEWTON_FAIL_FACTOR)
                     continue
-            err_w, err = self._weighted_error(result.d, ewt)
+            err_w, err = self._estimate(result.d, ewt)
             err /= k + 1
             if err > 1.0:
                 self.stats["nfail_err"] += 1
@@ -497,6 +508,26 @@ class _Run:
         if self.hist.h * factor < hmin:
             return f"the step size reached the smallest one possible at this t ({hmin:.3g} s)"
         return ""
+
+    def _estimate(self, d, ewt):
+        """(weighted |e| per unknown, its RMS) for the error estimate e made of the
+        correction d: d along the invariants, or on a compliant problem d filtered
+        (``Newton.filtered``)."""
+        if self.compliant and self.newton.lu is not None:
+            return self._weighted(self.newton.filtered(d), ewt * self.err_mask)
+        return self._weighted_error(d, ewt)
+
+    def _weighted(self, v, w):
+        """(|v| w per unknown, its RMS over the error-tested unknowns)."""
+        v_w = np.abs(v) * w
+        return v_w, float(np.sqrt(np.sum(v_w * v_w) / self.n_err))
+
+    def _filtered_size(self, v, w, n_err):
+        """wrms of v filtered as d is in the error test (order selection on a compliant
+        problem: the differences carry the joints' stiff vibration as d does)."""
+        if self.newton.lu is None:
+            return wrms(v, w, n_err)
+        return self._weighted(self.newton.filtered(v), w)[1]
 
     def _weighted_error(self, d, ewt):
         """(weighted |d| per unknown, its RMS over the error-tested unknowns), with d
@@ -573,8 +604,9 @@ class _Run:
         if hist.n_equal < k + 1:
             return
         D, w = hist.D, self._ewt(hist.D[0]) * self.err_mask
-        err_m = wrms(D[k], w, self.n_err) / k if k > 1 else np.inf
-        err_p = wrms(D[k + 2], w, self.n_err) / (k + 2) if k < self.max_order else np.inf
+        size = self._filtered_size if self.compliant else wrms
+        err_m = size(D[k], w, self.n_err) / k if k > 1 else np.inf
+        err_p = size(D[k + 2], w, self.n_err) / (k + 2) if k < self.max_order else np.inf
         with np.errstate(divide="ignore"):           # a zero estimate allows any step
             factors = np.array([err_m, err, err_p]) ** (-1.0 / np.arange(k, k + 3))
         # ties go to the higher order: with no error-tested unknowns (an algebraic circuit

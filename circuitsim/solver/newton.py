@@ -272,6 +272,23 @@ class Newton:
         self.matrix = J
         self.cj_lu = cj
         self.fresh = True
+        self._mass = None
+        self._built_at = (t, y.copy(), yp.copy())
+
+    def mass(self) -> sp.csc_matrix:
+        """dF/dy' where the kept matrix was built: (J(cj) - J(0)) / cj, one more
+        Jacobian evaluation, made when first asked for."""
+        if self._mass is None:
+            t, y, yp = self._built_at
+            self._mass = (self.matrix - jacobian(self.problem, t, y, yp, 0.0, self.stats)) \
+                / self.cj_lu
+        return self._mass
+
+    def filtered(self, v: np.ndarray) -> np.ndarray:
+        """J^-1 cj dF/dy' v with the kept matrix: v as the step's implicit formula passes
+        it on. A component of eigenvalue lambda is multiplied by 1/(1 - h lambda/gamma_k):
+        about 1 where h|lambda| is small, about 0 for a stiff one."""
+        return self.lu.solve(self.cj_lu * (self.mass() @ v))
 
     def correct(self, t, y_pred, yp_pred, cj, ewt) -> NewtonResult:
         """Solve F(t, y_pred + d, yp_pred + cj d) = 0 for d.

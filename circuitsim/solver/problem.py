@@ -58,6 +58,10 @@ class DAEProblem:
         leaf-first along a mechanism's joint tree; the solver factorises in it (no
         fill-reducing pass per factorisation) while its fill stays close to the general
         ordering's, and reports ``stats['ordering']`` ('tree' or 'general').
+    (15) ``compliant`` [False]: the problem has stiff springs standing in for rigid
+        connections (elastic joints): the error estimates are filtered through the
+        Newton matrix, J^-1 cj dF/dy' d, so that their fast vibration, which the formula
+        damps, is not counted as error, and the order is at most 4.
     """
     n: int = 0
     id: np.ndarray = None
@@ -74,6 +78,7 @@ class DAEProblem:
     invariant_rows: np.ndarray | None = None
     magnitude_groups: np.ndarray | None = None
     elimination_order: np.ndarray | None = None
+    compliant: bool = False
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""
