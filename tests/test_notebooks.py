@@ -95,3 +95,7 @@ def test_landing_gear_retracts_faster_with_a_higher_supply(kernel):
     assert 3.5 < times[2] < 4.5 and times[0] < 6.0
     assert times[0] > times[1] > times[2]
     assert sum("image/png" in kind for cell in kinds(nb) for kind in cell) == 2
+    # the 3D player is shown inline: the animation page in an iframe
+    (player,) = outputs(nb, "animation")
+    assert player.data["text/html"].startswith("<iframe srcdoc=")
+    assert "circuitsim-data" in player.data["text/html"]
