@@ -369,8 +369,9 @@ class ElementType:
     def speed_labels(cls, n_extra: int = 0, group=None) -> np.ndarray:
         """Per local variable: SPEED for a velocity, SPIN for an angular velocity that
         is tested relative to the mechanism's speed (the largest such value), NO_LABEL
-        otherwise. A rigid joint labels its bodies' velocities: near a singular
-        configuration a velocity through zero is determined no better than that."""
+        otherwise. A rigid or elastic joint labels its bodies' velocities: near a
+        singular configuration a velocity through zero is determined no better than
+        that, and on an elastic joint it carries the joint's stiff vibration."""
         return np.full(cls.nvars(n_extra), NO_LABEL)
 
     @classmethod

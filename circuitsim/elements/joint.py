@@ -506,7 +506,7 @@ class Joint(ElementType):
     @classmethod
     def speed_labels(cls, n_extra=0, group=None):
         labels = np.full(cls.nvars(n_extra), NO_LABEL)
-        if group is not None and cls.is_rigid(group):
+        if group is not None and (cls.is_rigid(group) or cls.is_compliant(group)):
             labels[0:3] = labels[13:16] = SPEED            # V of both frames
             labels[3:6] = labels[16:19] = SPIN             # ω of both frames
         return labels

@@ -18,7 +18,9 @@ Error.     The local truncation error of order k is about d / (k+1). Its weighte
            J^-1 cj dF/dy' d with the kept Newton matrix J, which passes a component of
            eigenvalue lambda times 1/(1 - h lambda/gamma_k): the joints' vibration, which
            the formula damps, is not counted as error; nor is the normal part, which
-           J^-1 removes (no y' on the constraint rows). The order is then at most 4.
+           J^-1 removes (no y' on the constraint rows). The order is then at most 4, and
+           lower where a lightly damped mode that the filter leaves out would grow
+           (``_stable_order``).
            Algebraic unknowns are not tested: their values follow from the differential
            ones through the constraints, and testing them (Lagrange multipliers, joint
            forces, source currents) makes the step collapse on every jump of an input.
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 from math import comb
 
 import numpy as np
+import scipy.linalg
 
 from ..errors import (ConvergenceError, Interrupted, SolverError, StepSizeTooSmall,
                       Terminated)
@@ -62,6 +65,8 @@ HMIN_ULPS = 16.0         # steps below 16 ulps of t cannot be represented reliab
 HMIN_SPAN = 1e-3         # near t = 0, measure those ulps on this fraction of the span instead
 OUT_SLACK = 1e-9         # output times this close (relative to the span) beyond t_end mean t_end
 COMPLIANT_MAX_ORDER = 4  # BDF5 amplifies a lightly damped joint vibration at h omega ~ 1-5
+LIGHT_DAMPING = 0.3      # compliant problem: modes below this damping ratio are watched
+FILTERED_PART = 0.9      # ... where the error estimate passes less than this of them
 PROJECTION_MAX = 0.1     # largest projection of an unknown (error-test units) applied
 PROGRESS_EVERY = 100     # steps between progress callbacks
 MAX_POINTS = 10_000_000  # recorded points held in memory ...
@@ -69,6 +74,21 @@ MAX_POINT_BYTES = 4 * 2**30   # ... and their bytes (y and y')
 REPORT_WORST = 5         # unknowns named in an error message
 
 EPS = np.finfo(float).eps
+
+
+def bdf_growth(k: int, hl: np.ndarray) -> float:
+    """Largest growth per step of BDF-k at constant step on y' = lambda y, over the
+    values h lambda given: the largest |z| with sum_j (1/j) (1 - 1/z)^j = h lambda."""
+    base = np.zeros(k + 1)
+    for j in range(1, k + 1):                  # coefficients in w = 1/z, lowest first
+        base[:j + 1] += np.polynomial.polynomial.polypow([1.0, -1.0], j) / j
+    worst = 0.0
+    for v in np.atleast_1d(hl):
+        c = base.astype(complex)
+        c[0] -= v
+        w = np.roots(c[::-1])
+        worst = max(worst, float(np.max(1.0 / np.abs(w))))
+    return worst
 
 
 @dataclass
@@ -331,6 +351,7 @@ class _Run:
         self.compliant = bool(problem.compliant)                         # (15)
         if self.compliant:
             self.max_order = min(self.max_order, COMPLIANT_MAX_ORDER)
+        self.light_modes = None         # compliant: lightly damped eigenvalues, found once
         self.stats = dict(nsteps=0, nres=0, njac=0, nlu=0, nfail_err=0, nfail_conv=0, nniter=0,
                           nrestart=0, max_order_used=0, hmin_used=0.0, hmax_used=0.0)
         self.newton = Newton(problem, self.stats)
@@ -618,9 +639,47 @@ class _Run:
         if 1.0 <= factor < MIN_GROWTH:
             factor = 1.0
         new_order = k - 1 + best
+        if self.compliant:
+            new_order, factor = self._stable_order(new_order, factor, factors, safety)
         if new_order != k or factor != 1.0:
             hist.order = new_order
             hist.rescale(factor)
+
+    def _stable_order(self, order, factor, factors, safety):
+        """On a compliant problem: the highest order <= ``order`` at which no lightly
+        damped mode that the filtered estimate leaves (partly) out grows from step to step
+        at the new step size, and the step factor that order allows."""
+        hist = self.hist
+        modes = self._light_modes()
+        k = hist.order
+        while order > 2 and modes.size:
+            hl = hist.h * factor * modes
+            passed = 1.0 / np.abs(1.0 - hl / GAMMA[order])
+            watched = hl[passed < FILTERED_PART]
+            if not watched.size or bdf_growth(order, watched) <= 1.0:
+                break
+            order -= 1
+            if order >= k - 1:
+                f = factors[order - k + 1]
+                factor = min(MAX_FACTOR, safety * f, self.max_step / hist.h, factor)
+        return order, factor
+
+    def _light_modes(self) -> np.ndarray:
+        """Eigenvalues lambda of the linearised problem (dF/dy + lambda dF/dy') v = 0 at
+        the first kept Newton matrix with damping ratio -Re lambda / |lambda| below
+        LIGHT_DAMPING (upper half-plane): the vibrations BDF3-4 may amplify."""
+        if self.light_modes is None:
+            newton = self.newton
+            if newton.lu is None:
+                return np.zeros(0, complex)
+            M = newton.mass().toarray()
+            A = newton.matrix.toarray() - newton.cj_lu * M
+            with np.errstate(all="ignore"):
+                lam = scipy.linalg.eigvals(-A, M)
+            lam = lam[np.isfinite(lam) & (lam.imag > 0) & (lam.real < 0)]
+            zeta = -lam.real / np.abs(lam)
+            self.light_modes = lam[zeta < LIGHT_DAMPING]
+        return self.light_modes
 
     # --- result ---------------------------------------------------------------------------
     def output(self) -> SolverOutput:

@@ -61,7 +61,8 @@ class DAEProblem:
     (15) ``compliant`` [False]: the problem has stiff springs standing in for rigid
         connections (elastic joints): the error estimates are filtered through the
         Newton matrix, J^-1 cj dF/dy' d, so that their fast vibration, which the formula
-        damps, is not counted as error, and the order is at most 4.
+        damps, is not counted as error, and the order is at most 4 (lower where a
+        lightly damped mode of the linearised problem would grow).
     """
     n: int = 0
     id: np.ndarray = None
