@@ -252,3 +252,19 @@ def test_spin_down_under_viscous_friction(net):
     np.testing.assert_allclose(res["spin"], om0 * np.exp(-b * res.t / C), atol=2e-8)
     assert res["spin"][-1] == pytest.approx(om0 / np.e, rel=1e-8)
     assert np.max(np.abs(res["Jo.angle"])) < 1e-12 and np.max(np.abs(res["Ji.angle"])) < 1e-12
+
+
+def test_soft_study_too_large_for_the_mode_search_keeps_order_3(net, monkeypatch):
+    """Above LIGHT_MODES_MAX_SIZE unknowns the lightly damped modes are not searched: the
+    order stays at most 3 (no growth of such a mode at any step), and the soft study
+    still meets the joint-model comparison's bounds."""
+    from circuitsim.solver import bdf
+    monkeypatch.setattr(bdf, "LIGHT_MODES_MAX_SIZE", 0)
+    res = net.simulate(study="soft", t_end=0.15, tstep=1e-3, rtol=1e-7, atol=1e-9,
+                       set={"ton": 0.02})
+    assert res.success and res.stats["max_order_used"] <= bdf.UNWATCHED_MAX_ORDER
+    e = errors(res, gimbal_reference(res.t, ton=0.02))
+    assert max(e["Jo.angle"], e["Ji.angle"], e["Js.angle"]) < 5e-6
+    settled = res.t > 0.02
+    assert np.max(np.abs(res["Js.Fz"][settled] - 2.0 * G)) < 1e-4
+

@@ -410,3 +410,24 @@ def test_atol_scale_multiplies_atol_per_unknown():
     assert scaled.stats["nsteps"] == explicit.stats["nsteps"]
     np.testing.assert_array_equal(scaled.y, explicit.y)
     assert scaled.stats["nsteps"] < 0.5 * plain.stats["nsteps"]
+
+
+def test_bdf_growth_on_the_imaginary_axis():
+    """|z| - 1 of BDF-k on y' = i y h, from the characteristic polynomial written here in
+    the growth factor x itself (sum_j (1/j)(x - 1)^j x^(k-j) = hλ x^k): BDF1, 2 and 5
+    damp an undamped oscillation, BDF3 and 4 let it grow."""
+    from numpy.polynomial import polynomial as P
+    from circuitsim.solver.bdf import bdf_growth
+    for k in range(1, 6):
+        for y in (0.05, 0.2, 1.0):
+            poly = np.zeros(k + 1, complex)
+            for j in range(1, k + 1):
+                c = P.polymul(P.polypow([-1.0, 1.0], j), np.r_[np.zeros(k - j), 1.0])
+                poly[:len(c)] += c / j
+            poly[k] -= 1j * y
+            roots = np.roots(poly[::-1])
+            assert bdf_growth(k, np.array([1j * y])) == pytest.approx(np.abs(roots).max(),
+                                                                    rel=1e-10)
+    assert bdf_growth(3, np.array([0.1j])) - 1 == pytest.approx(2.4786e-5, rel=1e-3)
+    assert bdf_growth(2, np.array([0.1j])) < 1 and bdf_growth(5, np.array([0.1j])) < 1
+    assert bdf_growth(4, np.array([0.2j])) > 1

@@ -67,6 +67,8 @@ OUT_SLACK = 1e-9         # output times this close (relative to the span) beyond
 COMPLIANT_MAX_ORDER = 4  # BDF5 amplifies a lightly damped joint vibration at h omega ~ 1-5
 LIGHT_DAMPING = 0.3      # compliant problem: modes below this damping ratio are watched
 FILTERED_PART = 0.9      # ... where the error estimate passes less than this of them
+LIGHT_MODES_MAX_SIZE = 800   # unknowns: a dense generalized eigenvalue solve (~1 s) finds
+UNWATCHED_MAX_ORDER = 3      # ... those modes; above that size the order is kept <= 3
 PROJECTION_MAX = 0.1     # largest projection of an unknown (error-test units) applied
 PROGRESS_EVERY = 100     # steps between progress callbacks
 MAX_POINTS = 10_000_000  # recorded points held in memory ...
@@ -652,22 +654,29 @@ class _Run:
         hist = self.hist
         modes = self._light_modes()
         k = hist.order
-        while order > 2 and modes.size:
-            hl = hist.h * factor * modes
-            passed = 1.0 / np.abs(1.0 - hl / GAMMA[order])
-            watched = hl[passed < FILTERED_PART]
-            if not watched.size or bdf_growth(order, watched) <= 1.0:
-                break
+        while order > 2:
+            if modes is None:            # too large to find them: an order that damps them
+                if order <= UNWATCHED_MAX_ORDER:
+                    break
+            else:
+                hl = hist.h * factor * modes
+                passed = 1.0 / np.abs(1.0 - hl / GAMMA[order])
+                watched = hl[passed < FILTERED_PART]
+                if not watched.size or bdf_growth(order, watched) <= 1.0:
+                    break
             order -= 1
             if order >= k - 1:
                 f = factors[order - k + 1]
                 factor = min(MAX_FACTOR, safety * f, self.max_step / hist.h, factor)
         return order, factor
 
-    def _light_modes(self) -> np.ndarray:
+    def _light_modes(self) -> np.ndarray | None:
         """Eigenvalues lambda of the linearised problem (dF/dy + lambda dF/dy') v = 0 at
         the first kept Newton matrix with damping ratio -Re lambda / |lambda| below
-        LIGHT_DAMPING (upper half-plane): the vibrations BDF3-4 may amplify."""
+        LIGHT_DAMPING (upper half-plane): the vibrations BDF3-4 may amplify. None for a
+        problem too large for the dense eigenvalue solve (LIGHT_MODES_MAX_SIZE)."""
+        if self.n > LIGHT_MODES_MAX_SIZE:
+            return None
         if self.light_modes is None:
             newton = self.newton
             if newton.lu is None:
