@@ -431,3 +431,46 @@ def test_bdf_growth_on_the_imaginary_axis():
     assert bdf_growth(3, np.array([0.1j])) - 1 == pytest.approx(2.4786e-5, rel=1e-3)
     assert bdf_growth(2, np.array([0.1j])) < 1 and bdf_growth(5, np.array([0.1j])) < 1
     assert bdf_growth(4, np.array([0.2j])) > 1
+
+
+def nearly_dependent_constraints(e_end):
+    """y0' = 1 and two invariant rows y1 - y2 = 0, y1 - (1 + e) y2 = -e (solution
+    y1 = y2 = 1) whose residual carries rounding noise of one ulp of their terms that
+    changes with the last bits of y1, y2 (as a constraint evaluated in floating point
+    does). e is 1e-2 before t = 0.1 (a well-conditioned start) and e_end after it (the
+    solution does not change): the rows become nearly dependent, and the noise, solved
+    with a Newton matrix built there, moves y1 and y2 by about 1e-16 / e."""
+    ulp = np.finfo(float).eps
+
+    def e(t):
+        return 1e-2 if t < 0.1 else e_end
+
+    def noise(y):
+        return ulp * np.sin(1e16 * y[1] + 3e16 * y[2])
+
+    def res(t, y, yp):
+        return np.array([yp[0] - 1.0, y[1] - y[2] + noise(y),
+                         y[1] - (1.0 + e(t)) * y[2] + e(t) - noise(y)])
+
+    def jac(t, y, yp, cj):
+        return np.array([[cj, 0.0, 0.0], [0.0, 1.0, -1.0], [0.0, 1.0, -1.0 - e(t)]])
+    problem = SimpleProblem(3, res, jac, id=[1.0, 0.0, 0.0])
+    problem.invariant_rows = np.array([False, True, True])
+    return problem
+
+
+def test_newton_ignores_rounding_amplified_by_nearly_dependent_constraints():
+    """Near a singular configuration the kept matrix amplifies the rounding of the
+    constraint rows into corrections of many tolerance units that no iteration reduces
+    (here 1e-16 / 1e-12 = 1e-4, 100 units at rtol 1e-6); Newton's test leaves out the
+    part of the correction solved from invariant rows at their rounding level, so the
+    run goes on (before: E_NEWTON at the first step past t = 0.1)."""
+    out = solve(nearly_dependent_constraints(1e-12), 0.0, 1.0, [0.0, 1.0, 1.0],
+                rtol=1e-6, atol=1e-9)
+    assert out.status == "success"
+    assert abs(out.y[-1, 0] - 1.0) < 1e-9
+    assert np.abs(out.y[-1, 1:] - 1.0).max() < 1e-2      # determined to 1e-16 / 1e-12
+    # well conditioned, the same noise is far below the tolerance: nothing to ignore
+    out = solve(nearly_dependent_constraints(1e-2), 0.0, 1.0, [0.0, 1.0, 1.0],
+                rtol=1e-6, atol=1e-9)
+    assert out.status == "success" and np.abs(out.y[-1, 1:] - 1.0).max() < 1e-12

@@ -44,6 +44,8 @@ CJ_RATIO_HIGH = 1 / 0.6  # ... and above this one
 BAD_VALUE_ERRORS = (ArithmeticError, ValueError)   # a model's way to say "y is outside my domain"
 
 
+ROUNDING_ULPS = 16.0  # an invariant row's residual within this many ulps of its terms is rounding
+
 POLISH_ITERS = 3      # output-point corrections: linear models need one, mild nonlinearity two
 POLISH_TOL = 1e-3     # weighted size of the last correction that ends them
 
@@ -254,6 +256,9 @@ class Newton:
         self.matrix = None          # the kept matrix J (its LU is ``lu``)
         self.cj_lu = 0.0
         self.fresh = False          # True when the matrix was built during the current step
+        rows = getattr(problem, "invariant_rows", None)                  # (12)
+        self.invariant_rows = None if rows is None or not np.any(rows) else \
+            np.asarray(rows, dtype=bool)
 
     def invalidate(self) -> None:
         """Force a new matrix at the next step (after a restart: the model changed)."""
@@ -335,6 +340,29 @@ class Newton:
                 break
         return y_new, yp_new
 
+    def _only_rounding_left(self, y, res, delta, scale, ewt) -> np.ndarray | None:
+        """The rounding part of the last correction ``delta`` (solved from the residual
+        ``res`` at the iterate before it; y is the iterate after it) if, apart from it,
+        the iteration has converged (the caller then takes it back out of the iterate);
+        None if not. The invariant rows (position and velocity constraints) whose residual
+        is within ROUNDING_ULPS of the size of their terms (|dF/dy|·|y|: these rows have
+        no y') are at their rounding level; the part of the correction solved from them
+        carries no information. Near a singular configuration (the flat position of a
+        four-bar chain) the kept matrix amplifies it by the conditioning of the
+        constraints into tolerance units of velocity along the nearly free direction,
+        the same in every iteration and at every step size. The rest must be below
+        NEWTON_TOL at the slowest contraction accepted (MAX_RATE). Called only when the
+        usual test fails: one matrix-vector product and one back-substitution."""
+        if self.invariant_rows is None or not np.isfinite(res).all():
+            return None
+        y_before = y - delta
+        level = ROUNDING_ULPS * np.finfo(float).eps * (abs(self.matrix) @ np.abs(y_before))
+        noise_rows = self.invariant_rows & (np.abs(res) <= level)
+        if not noise_rows.any():
+            return None
+        noise = self.lu.solve(-np.where(noise_rows, res, 0.0)) * scale
+        return noise if wrms(delta - noise, ewt) <= NEWTON_TOL * (1.0 - MAX_RATE) else None
+
     def _iterate(self, t, y_pred, yp_pred, cj, ewt) -> NewtonResult:
         y, yp = y_pred.copy(), yp_pred.copy()
         d = np.zeros_like(y)
@@ -369,11 +397,17 @@ class Newton:
                 # kink, e.g. a valve command leaving 0) makes any later one look like
                 # growth. Iterate on; the next correction tells.
                 if norm > NEWTON_TOL:
+                    noise = self._only_rounding_left(y, res, delta, scale, ewt)
+                    if noise is not None:
+                        return NewtonResult(True, d - noise, y - noise, yp - cj * noise, m + 1)
                     return NewtonResult(False, niter=m + 1, reason="Newton's method diverged",
                                         worst=np.abs(delta * ewt))
                 continue
             if rate / (1.0 - rate) * norm <= NEWTON_TOL:
                 return NewtonResult(True, d, y, yp, m + 1)
+        noise = self._only_rounding_left(y, res, delta, scale, ewt)
+        if noise is not None:
+            return NewtonResult(True, d - noise, y - noise, yp - cj * noise, MAX_ITERS)
         return NewtonResult(False, niter=MAX_ITERS,
                             reason=f"Newton's method did not converge in {MAX_ITERS} iterations",
                             worst=np.abs(delta * ewt))

@@ -71,7 +71,7 @@ def test_double_fourbar_position_model_at_tight_tolerances():
     """rtol 1e-9, atol 1e-12 (it stopped 1.2 ms before the first passage when the error
     test counted the constraint violation of the predictor, whose removal the
     conditioning amplifies near the flat configuration): all ten passages, measured
-    rocker and coupler errors 5.7e-6, energy 3.4e-6 J."""
+    rocker and coupler errors 6.0e-6, energy 3.3e-6 J, couplers' ω 6.5e-8 rad/s."""
     res = double_fourbar("position", 1e-9, 1e-12)
     assert res.t[-1] == 10.0
     phi_error = np.max(np.abs(-res["G1.angle"] - ref_double_fourbar.rocker_angle(res.t)))
@@ -81,8 +81,32 @@ def test_double_fourbar_position_model_at_tight_tolerances():
     assert np.max(np.abs(energy - energy[0])) < 1e-5
 
 
-@pytest.mark.xfail(strict=True, reason="accuracy across the flat passages: 5.7e-6 rad at "
-                   "rtol 1e-9 atol 1e-12, the target is 1e-6")
+@pytest.mark.slow
+@pytest.mark.parametrize("rtol", [0.97e-9, 1.09e-9])
+def test_double_fourbar_passes_where_rounding_stalled_newton(rtol):
+    """At these rtol (atol 1e-12) the run stopped at a flat passage: E_NEWTON at 8.4844 s
+    (0.97e-9; the step cut from 5e-5 s to 2e-10 s), E_STEP_COLLAPSE at 6.5419 s (1.09e-9).
+    Within 2e-5 s of the singular instant the constraint rows' rounding (1e-15),
+    solved with the Newton matrix, moved the couplers' and outer rockers' ω by 10-80
+    tolerance units in every iteration and at every step size, while the rest of the
+    correction was 1e-5 units; Newton's test now leaves that part out and the step
+    keeps the iterate without it (docs/solver.md).
+    Measured: rocker angle 1.0e-5 / 1.2e-5 rad, couplers' ω 3.2e-8 / 2.7e-8 rad/s, no
+    Newton failure in either run."""
+    res = double_fourbar("position", rtol, 1e-12, report=True)
+    assert res.t[-1] == 10.0
+    found = np.array([t for t, _, _ in res.report.singular])
+    passages = ref_double_fourbar.passages(10.0)
+    assert len(found) == 10 and np.max(np.abs(found - passages)) <= 0.006
+    assert res.stats["nfail_conv"] == 0
+    phi_error = np.max(np.abs(-res["G1.angle"] - ref_double_fourbar.rocker_angle(res.t)))
+    assert phi_error < 3e-5
+    assert np.max(np.abs(res["C1.wz"])) < 1e-7
+
+
+@pytest.mark.xfail(strict=True, reason="the global error of the step-size control at rtol "
+                   "1e-9: 6.0e-6 rad (a single rod with the same motion and no singular "
+                   "configuration: 5.4e-6), the target is 1e-6")
 def test_double_fourbar_keeps_1e6_across_passages():
     res = double_fourbar("position", 1e-9, 1e-12)
     assert np.max(np.abs(-res["G1.angle"] - ref_double_fourbar.rocker_angle(res.t))) < 1e-6
