@@ -331,9 +331,6 @@ class _Run:
         self.err_mask = (np.asarray(mask) != 0).astype(float)
         self.n_err = max(1, int(self.err_mask.sum()))
         self.project = problem.project                                   # (8)
-        rows = problem.invariant_rows                                    # (12)
-        self.invariant_rows = None if rows is None or not np.any(rows) else \
-            np.asarray(rows, dtype=bool)
         self.differential = np.asarray(problem.id) != 0
         labels = problem.magnitude_groups                                # (13)
         self.magnitude_groups = [] if labels is None else [
@@ -357,6 +354,7 @@ class _Run:
         self.stats = dict(nsteps=0, nres=0, njac=0, nlu=0, nfail_err=0, nfail_conv=0, nniter=0,
                           nrestart=0, max_order_used=0, hmin_used=0.0, hmax_used=0.0)
         self.newton = Newton(problem, self.stats)
+        self.invariant_rows = self.newton.invariant_rows                 # (12)
         self.out = _Recorder(t_out, t0, t_end, on_output)
         algebraic = np.asarray(problem.id) == 0
         if algebraic.any():

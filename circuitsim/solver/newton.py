@@ -256,7 +256,8 @@ class Newton:
         self.matrix = None          # the kept matrix J (its LU is ``lu``)
         self.cj_lu = 0.0
         self.fresh = False          # True when the matrix was built during the current step
-        rows = getattr(problem, "invariant_rows", None)                  # (12)
+        rows = problem.invariant_rows                                    # (12)
+        # the constraint rows (bool mask), None when the problem has none
         self.invariant_rows = None if rows is None or not np.any(rows) else \
             np.asarray(rows, dtype=bool)
 
