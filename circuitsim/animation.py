@@ -65,14 +65,14 @@ def animate(result, path=None, max_frames: int | None = None) -> Animation:
     return Animation(page, target)
 
 
-def check_animatable(scene, recorded, where: str = "") -> None:
+def check_animatable(scene, recorded) -> None:
     """CircuitsimError unless ``scene`` has bodies whose poses are all in ``recorded``."""
     if scene is None or not scene.bodies:
-        raise CircuitsimError(f"{where}nothing to animate: no bodies in the results")
+        raise CircuitsimError("nothing to animate: no bodies in the results")
     missing = scene.missing(recorded)
     if missing:
         shown = ", ".join(missing[:6]) + (", ..." if len(missing) > 6 else "")
-        raise CircuitsimError(f"{where}the animation needs every body's pose, not recorded: "
+        raise CircuitsimError("the animation needs every body's pose, not recorded: "
                               f"{shown} (run with record_poses=True, or add them to .probe)")
 
 
