@@ -190,7 +190,8 @@ class Netlist:
                  **run_options) -> Result:
         """Run one transient: ``prepare(study, set)`` then ``Case.run``. Keyword
         arguments (t_end, tstep, rtol, atol, max_step, first_step, progress, on_output,
-        on_start, stream, report) override the ``.tran`` settings; see ``Case.run``.
+        on_start, stream, report, record_poses) override the ``.tran`` settings or add to
+        what is recorded; see ``Case.run``.
 
         On a solver failure or interrupt raises the SolverError with ``.partial`` set to
         the Result up to the failure time."""

@@ -79,7 +79,9 @@ class Case:
         ``.tran`` settings: ``t_end``, ``tstep`` (output interval), ``rtol``, ``atol``,
         ``max_step``, ``first_step``; ``progress``, ``on_output(t, y, yp)`` and
         ``on_start(start_up)`` are called as the run goes; ``stream``: a CSV path written
-        while it runs; ``report``: also build ``result.report``. Input errors are
+        while it runs; ``report``: also build ``result.report``; ``record_poses``: also
+        record every body's pose where ``.probe`` leaves it out (``Result.animate``
+        needs them). Input errors are
         located at the user's lines; a solver failure raises the SolverError with
         ``partial`` set to the Result so far."""
         try:
