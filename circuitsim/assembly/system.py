@@ -108,6 +108,7 @@ class System(DAEProblem):
         self.compliant = any(g.etype.is_compliant(g.p) for g in self.groups)  # hook (15)
         self.elimination_order = tree_order(self)                        # solver hook (14)
         self.newton_mask = None         # set by classify() once the start point is known
+        self.error_dimension = None     # ... and this
         self._build_pattern()
         self.breakpoints = self._breakpoints(circuit.tran.tstop or 0.0)
         self.nres = 0
@@ -222,6 +223,17 @@ class System(DAEProblem):
         the start-up has switched redundant rows off: they leave Newton's test."""
         self.multipliers = multipliers(self, t0, y0)
         self.newton_mask = np.where(self.multipliers, 0.0, 1.0)
+        self.error_dimension = self._independent_states()
+
+    def _independent_states(self) -> int:
+        """Solver hook (16): the error-tested unknowns less the relations that the
+        invariants fix among them (switched-on rigid constraint rows, unit quaternions):
+        13 coordinates per body describe a mechanism whose motion has a few, and the
+        error's RMS is taken over those few, as in minimal coordinates."""
+        tied = sum(float(np.sum(g.etype.tied_states(len(g.instances), g.p)))
+                   for g in self.groups)
+        tested = int(np.count_nonzero(self.error_mask))
+        return max(1, tested - int(round(tied)))
 
     def _build_pattern(self) -> None:
         """CSC pattern of dF/dy + cj dF/dy' (plus the diagonal) and the scatter maps."""

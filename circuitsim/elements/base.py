@@ -381,6 +381,15 @@ class ElementType:
         return np.zeros(cls.nrows(), dtype=bool)
 
     @classmethod
+    def tied_states(cls, count: int, group=None) -> np.ndarray:
+        """Per instance (``count`` of them): how many independent relations the element's
+        invariants fix among the error-tested unknowns — a rigid joint's switched-on
+        constraint rows, once for each level it enforces (position and velocity, or
+        velocity only); a body's unit quaternion. The local error is measured over the
+        tested unknowns less these, the mechanism's independent states (docs/solver.md)."""
+        return np.zeros(count)
+
+    @classmethod
     def initialisation_params(cls, p):
         """Parameters to use while computing consistent initial values, or None to use
         ``p`` itself. Position- or velocity-level constraints switch to their

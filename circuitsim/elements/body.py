@@ -171,6 +171,10 @@ class Body(ElementType):
         return float(inst.params["m"]), np.asarray(inst.params["J"], dtype=float)
 
     @classmethod
+    def tied_states(cls, count, group=None):
+        return np.ones(count)                           # |q| = 1 (kept by ``project``)
+
+    @classmethod
     def project(cls, xs: np.ndarray) -> np.ndarray:
         """States (N,7) = [x, y, z, q0..q3] with q rescaled to |q| = 1 (sign kept)."""
         out = np.array(xs, dtype=float)

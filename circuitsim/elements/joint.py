@@ -519,6 +519,16 @@ class Joint(ElementType):
             rows[cls._T0:cls._T0 + cls._nf] = True      # flange: w = W_f·u
         return rows
 
+    @classmethod
+    def tied_states(cls, count, group=None):
+        # a joint coordinate (angle, s) integrates its flange's speed w = W_f·u: it is the
+        # bodies' relative motion, not a state of its own
+        coordinates = np.full(count, float(cls._nf))
+        if group is None or not cls.is_rigid(group):
+            return coordinates
+        levels = 2 if group.model == "position" else 1     # g = 0 and W·u = 0, or W·u = 0
+        return coordinates + levels * np.sum(cls.active_rows(group), axis=1)
+
     # --- start-up hooks (the joint protocol) ------------------------------------------------
     @classmethod
     def position_constraints(cls, x, p):

@@ -329,7 +329,10 @@ class _Run:
         self.progress = progress
         mask = problem.id if problem.error_mask is None else problem.error_mask   # (5)
         self.err_mask = (np.asarray(mask) != 0).astype(float)
-        self.n_err = max(1, int(self.err_mask.sum()))
+        tested = max(1, int(self.err_mask.sum()))
+        # the RMS of the error is over the independent states the tested unknowns describe
+        dim = problem.error_dimension                                    # (16)
+        self.n_err = tested if dim is None else min(max(1, int(dim)), tested)
         self.project = problem.project                                   # (8)
         self.differential = np.asarray(problem.id) != 0
         labels = problem.magnitude_groups                                # (13)
@@ -352,7 +355,8 @@ class _Run:
             self.max_order = min(self.max_order, COMPLIANT_MAX_ORDER)
         self.light_modes = None         # compliant: lightly damped eigenvalues, found once
         self.stats = dict(nsteps=0, nres=0, njac=0, nlu=0, nfail_err=0, nfail_conv=0, nniter=0,
-                          nrestart=0, max_order_used=0, hmin_used=0.0, hmax_used=0.0)
+                          nrestart=0, max_order_used=0, hmin_used=0.0, hmax_used=0.0,
+                          error_dimension=self.n_err)
         self.newton = Newton(problem, self.stats)
         self.invariant_rows = self.newton.invariant_rows                 # (12)
         self.out = _Recorder(t_out, t0, t_end, on_output)

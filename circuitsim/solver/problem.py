@@ -63,6 +63,11 @@ class DAEProblem:
         Newton matrix, J^-1 cj dF/dy' d, so that their fast vibration, which the formula
         damps, is not counted as error, and the order is at most 4 (lower where a
         lightly damped mode of the linearised problem would grow).
+    (16) ``error_dimension`` [None: the number of tested unknowns]: how many independent
+        states the tested unknowns describe; the local error's RMS is taken over this
+        many (a mechanism in redundant coordinates: the tested coordinates less the
+        relations its invariants fix among them), so that the tolerance means what it
+        would in minimal coordinates.
     """
     n: int = 0
     id: np.ndarray = None
@@ -80,6 +85,7 @@ class DAEProblem:
     magnitude_groups: np.ndarray | None = None
     elimination_order: np.ndarray | None = None
     compliant: bool = False
+    error_dimension: int | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""

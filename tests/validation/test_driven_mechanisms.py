@@ -3,8 +3,8 @@ ref_open_arm.py: closed-form kinematics with energy and Newton–Euler routes, r
 Newton–Euler and Lagrange for the arm), at the default-like and at tight tolerances.
 
 Measured (rtol/atol 1e-6/1e-9 -> 1e-9/1e-12), largest error over the run:
-four-bar drive torque 3.1e-4 -> 8.8e-7 N·m (peak 1.55), rocker angle 7.9e-6 -> 2.6e-8
-rad; slider–crank torque 3.5e-4 -> 1.8e-6 N·m, slider x 2.0e-7 -> 4.9e-10 m; arm
+four-bar drive torque 3.4e-4 -> 4.4e-7 N·m (peak 1.55), rocker angle 1.5e-6 -> 1.7e-9
+rad (2.2e-8 at every rtol from 1e-9 down with the netlist's 7-digit joint point C); slider–crank torque 3.5e-4 -> 1.8e-6 N·m, slider x 2.0e-7 -> 4.9e-10 m; arm
 torques 2.4e-4 -> 6.7e-7 N·m, at t = 0 2.6e-11 (the prescribed accelerations enter the
 initial reactions), waist force 3.5e-4 -> 1.1e-6 N, moment 1.6e-4 -> 5.4e-7 N·m.
 A fully driven mechanism has no motion along its constraints, so the local error test
@@ -24,8 +24,12 @@ TIGHT, DEFAULT = (1e-9, 1e-12), (1e-6, 1e-9)
 
 
 def driven_fourbar() -> str:
-    """netlists/fourbar.cir with its crank's axis node held at 10 rad/s."""
+    """netlists/fourbar.cir with its crank's axis node held at 10 rad/s, and its joint
+    point C (given there to 7 digits: a 2e-8 rad floor on the rocker angle) at the
+    reference's exact circle intersection."""
+    cx, cy = (float(v) for v in fourbar_ref.joint_points(0.0)[1])
     return (netlist_text("fourbar").replace(".ic crank.wz=8", "")
+            .replace(".param cx=0.2987219 cy=0.2823876", f".param cx={cx!r} cy={cy!r}")
             .replace(".tran 2 2m", ".tran 1 10m")
             .replace("revolute JA 0 crank at=(0, 0, 0) axis=(0, 0, 1)",
                      "revolute JA 0 crank at=(0, 0, 0) axis=(0, 0, 1) flange=drive\n"
@@ -72,7 +76,7 @@ def converged(errors, tight_bounds, default_bounds):
 
 
 def test_driven_fourbar_drive_torque_and_rocker():
-    res = converged(errors_fourbar, (3e-6, 1e-7), (6e-4, 2e-5))       # torque, rocker
+    res = converged(errors_fourbar, (3e-6, 1e-8), (6e-4, 2e-5))       # torque, rocker
     # the source's flow is the reaction of the drive: Vd.i = -JA.tau
     np.testing.assert_allclose(res["Vd.i"], -res["JA.tau"], atol=1e-12)
 
