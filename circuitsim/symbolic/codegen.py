@@ -6,8 +6,6 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
-from .. import __version__
-
 TEX_SPECIAL = {"\\": r"\textbackslash{}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#",
                "$": r"\$", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
                "^": r"\textasciicircum{}"}
@@ -25,9 +23,9 @@ def _unpack(names, array: str) -> str:
 def python_module(eqs) -> str:
     pr = NumPyPrinter({"fully_qualified_modules": True})
     n = len(eqs.joints)
-    out = [f'"""Equations of motion of {eqs.source} ({eqs.title}), derived by circuitsim '
-           f'{__version__}',
-           "by the method of connected graphs (docs/symbolic.md):",
+    out = [f'"""Equations of motion of {eqs.source} ({eqs.title}), derived by circuitsim'
+           ' by',
+           "the method of connected graphs (docs/symbolic.md):",
            "",
            "    P = M(q) q'' + c(q, q') + g(q)",
            "",
@@ -63,8 +61,7 @@ def python_module(eqs) -> str:
 
 def c_source(eqs, prefix: str = "") -> str:
     n = len(eqs.joints)
-    out = [f"/* Equations of motion of {eqs.source} ({eqs.title}), derived by circuitsim "
-           f"{__version__}",
+    out = [f"/* Equations of motion of {eqs.source} ({eqs.title}), derived by circuitsim",
            " * by the method of connected graphs:  P = M(q) q'' + c(q, q') + g(q).",
            f" * q[0..{n - 1}]: " + ", ".join(eqs.coordinates) + " (rad, m; 0 as drawn).",
            " * P: the joints' drive torques (N*m) / forces (N); M row-major. */",
