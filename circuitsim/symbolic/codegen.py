@@ -70,9 +70,11 @@ def c_source(eqs, prefix: str = "") -> str:
     def function(signature, exprs, target):
         temps, reduced = _cse(exprs)
         out.append(signature + "\n{")
+        used = set().union(*(sp.sympify(e).free_symbols for e in list(reduced) +
+                             [e for _, e in temps]))
         for name, syms in (("q", eqs.q), ("qd", eqs.qd), ("qdd", eqs.qdd)):
-            if f"*{name}" in signature:
-                out.extend(f"    const double {s} = {name}[{i}];" for i, s in enumerate(syms))
+            out.extend(f"    const double {s} = {name}[{i}];" for i, s in enumerate(syms)
+                       if s in used)
         out.extend(f"    const double {sym} = {sp.ccode(e)};" for sym, e in temps)
         out.extend(f"    {target}[{i}] = {sp.ccode(e)};" for i, e in enumerate(reduced))
         out.append("}\n")

@@ -3,15 +3,25 @@ what can be done with them (text in three formats, operation counts)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import sympy as sp
 
+from ..errors import CircuitsimError
+from ..files import replaced_text
 from . import codegen, graphs, lagrange, newton_euler
 from .kinematics import Kinematics
 from .opcount import cse_ops, tree_ops
 from .tree import tree_of
 
+FORMATS = ("python", "latex", "c")
+SUFFIXES = {".py": "python", ".tex": "latex", ".c": "c"}
 METHODS = {"lagrange": lagrange.drive_forces, "newton_euler": newton_euler.drive_forces}
+
+
+def format_of(path) -> str:
+    """The format a file name asks for by its suffix (python when none matches)."""
+    return SUFFIXES.get(Path(str(path)).suffix.lower(), "python")
 
 
 @dataclass
@@ -60,9 +70,20 @@ class Equations:
         """A LaTeX document of M(q), c(q, q') and g(q)."""
         return codegen.latex_document(self)
 
-    def text(self, fmt: str) -> str:
-        """The equations in ``fmt``: 'python', 'c' or 'latex'."""
+    def text(self, fmt: str = "python") -> str:
+        """The equations in ``fmt``: 'python', 'latex' or 'c'."""
+        if fmt not in FORMATS:
+            raise CircuitsimError(f"unknown format '{fmt}' (formats: {', '.join(FORMATS)})")
         return {"python": self.python, "c": self.c, "latex": self.latex}[fmt]()
+
+    def save(self, path, fmt: str | None = None) -> str:
+        """Write the equations to ``path`` (whole or not at all) in ``fmt``, by default
+        the one of its suffix (.py, .tex, .c; else python). Returns the format."""
+        fmt = fmt or format_of(path)
+        text = self.text(fmt)
+        with replaced_text(path) as (fh, _):
+            fh.write(text)
+        return fmt
 
     def counts(self) -> dict:
         """Operations (opcount.Ops) to evaluate P(q, q', q''), as built ('tree') and after
