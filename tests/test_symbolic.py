@@ -113,11 +113,14 @@ def test_three_derivations_agree():
     kin = eqs.kinematics
     args = [kin.q, kin.qd, kin.qdd]
     ours = sp.lambdify(args, eqs.drive)
+    split = sp.lambdify(args, list(eqs.mass * sp.Matrix(kin.qdd) + eqs.velocity
+                                   + eqs.gravity))
     others = [sp.lambdify(args, build(kin)) for build in (lagrange.drive_forces,
                                                           newton_euler.drive_forces)]
     rng = np.random.default_rng(3)
     for x in rng.uniform(-2, 2, (10, 3, 3)):
         P = np.array(ours(*x))
+        assert np.allclose(np.array(split(*x)), P, rtol=1e-12, atol=1e-12)
         for other in others:
             assert np.allclose(np.array(other(*x)), P, rtol=1e-11, atol=1e-11)
 
