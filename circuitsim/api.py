@@ -140,6 +140,19 @@ class Netlist:
         except NetlistError as exc:
             raise self._elaborator.relocate(exc) from None
 
+    def equations(self, study=None, set=None):
+        """The symbolic equations of motion of the netlist's tree of revolute and
+        prismatic joints (circuitsim.symbolic.Equations; needs sympy): M(q), the velocity
+        and gravity terms in the joints' coordinates, from the drawing (q = 0) by the
+        method of connected graphs. Anything else (a loop, another joint, a load on a
+        body) is a located error naming the element."""
+        from .symbolic import equations_of       # sympy is optional: imported on use
+        circuit = self.circuit(study, set)
+        try:
+            return equations_of(circuit)
+        except NetlistError as exc:
+            raise self._elaborator.relocate(exc) from None
+
     def check(self, study=None, set=None) -> CheckReport:
         """Counts of unknowns and equations per domain and subcircuit instance, the
         mobility and what the start-up would change, without running."""

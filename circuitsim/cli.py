@@ -1,4 +1,4 @@
-"""Command line: ``circuitsim run`` and ``circuitsim check``.
+"""Command line: ``circuitsim run``, ``circuitsim check`` and ``circuitsim equations``.
 
 The only module that prints or exits. Exit codes: 0 success, 2 bad input (nothing was
 run), 3 solver failure or interrupt (results so far are written), 70 internal error.
@@ -70,6 +70,26 @@ def _parser() -> argparse.ArgumentParser:
     _common(check)
     check.add_argument("--study", metavar="NAME", help="check only this .study (default: the "
                        "netlist as written and every study)")
+    eq = sub.add_parser("equations", help="derive the symbolic equations of motion (needs "
+                        "sympy)", description="Derive the equations of motion "
+                        "P = M(q) q'' + c(q, q') + g(q) of the netlist's tree of revolute and "
+                        "prismatic joints (fixed joints weld bodies) by the method of "
+                        "connected graphs, q the joints' recorded angle / s (0 as drawn), "
+                        "and write them as a Python module, C or LaTeX (to stdout without "
+                        "-o). Needs sympy: pip install 'circuitsim[symbolic]'.")
+    _common(eq)
+    eq.add_argument("--study", metavar="NAME", help="derive them for this .study")
+    eq.add_argument("--format", choices=("python", "latex", "c"),
+                    help="python: a module with inverse_dynamics(q, qd, qdd), "
+                    "mass_matrix(q) and JOINTS (numpy only); latex: a document of M, the "
+                    "velocity and the gravity terms; c: C functions (default: from the "
+                    "suffix of -o, .py .tex .c, else python)")
+    eq.add_argument("--count", action="store_true",
+                    help="print the additions and multiplications to evaluate P before and "
+                    "after common-subexpression elimination, against Lagrange's equations "
+                    "(4x4 matrices) and recursive Newton-Euler built on the same chain; the "
+                    "equations are then written only with -o")
+    eq.add_argument("-o", "--out", metavar="FILE", help="write the equations to FILE")
     return p
 
 
@@ -398,6 +418,41 @@ def _check(args) -> int:
     return EXIT_OK
 
 
+def _equations(args) -> int:
+    net = _load(args)
+    target = _writable(Path(args.out), "--out") if args.out else None
+    eqs = net.equations(args.study, args.set)
+    if args.count:
+        print(_count_table(eqs))
+    if target is not None:
+        fmt = eqs.save(target, args.format)
+        print(f"{len(eqs.joints)} joints ({', '.join(eqs.coordinates)}): {fmt} -> {target}",
+              file=sys.stderr)
+    elif not args.count:
+        sys.stdout.write(eqs.text(args.format or "python"))
+    return EXIT_OK
+
+
+def _count_table(eqs) -> str:
+    """The operation counts of ``Equations.counts`` as a table."""
+    counts = eqs.counts()
+    lines = [f"{len(eqs.joints)} joints ({', '.join(eqs.coordinates)})",
+             "operations to evaluate P(q, q', q'') (circuitsim.symbolic.opcount: + and - are "
+             "additions, * and / multiplications, sin/cos apart)",
+             f"  {'method':<28}{'as built (tree)':>30}{'after sympy.cse':>30}"]
+    names = {"graphs": "connected graphs", "lagrange": "Lagrange (4x4 matrices)",
+             "newton_euler": "Newton-Euler (recursive)"}
+    for key, label in names.items():
+        cells = [f"{o.adds:>7} add {o.mults:>7} mul {o.funcs:>5} fn"
+                 for o in (counts[key]["tree"], counts[key]["cse"])]
+        lines.append(f"  {label:<28}{cells[0]:>30}{cells[1]:>30}")
+    t, tr = counts["tally"], counts["tally_rotation"]
+    lines.append(f"derivation by connected graphs: {t.adds} additions, {t.mults} "
+                 f"multiplications, {t.diffs} differentiations (formulas for point masses); "
+                 f"rotational terms: {tr.adds}, {tr.mults}, {tr.diffs}")
+    return "\n".join(lines)
+
+
 def _on_signal(signum, frame) -> None:
     raise Terminated(signal.Signals(signum).name)
 
@@ -415,7 +470,7 @@ def main(argv=None) -> int:
         _handle_termination()
     try:
         _netlist_file(args)
-        return _run(args) if args.command == "run" else _check(args)
+        return {"run": _run, "check": _check, "equations": _equations}[args.command](args)
     except NetlistError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT

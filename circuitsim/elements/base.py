@@ -208,6 +208,33 @@ class Output:
             raise ValueError(f"output {self.name}: unknown kind {self.kind!r}")
 
 
+@dataclass(frozen=True)
+class RigidBody:
+    """What the symbolic equations of motion (circuitsim.symbolic) read of a body: mass
+    (kg), central inertia tensor in the body frame (3, 3) (kg·m²), the initial centre
+    (3,) (m) and orientation (3, 3) (local → global), gravity (3,) (m/s²) and whether the
+    gyroscopic term ω × (Jω) is kept."""
+    m: float
+    inertia: np.ndarray
+    centre: np.ndarray
+    orientation: np.ndarray
+    g: np.ndarray
+    gyroscopic: bool
+
+
+@dataclass(frozen=True)
+class AxisJoint:
+    """A one-axis joint as the symbolic equations of a tree read it: ``motion``
+    'rotation' (about the axis), 'translation' (along it) or 'none' (welded); ``point``
+    the joint point as an offset in frame 1 (from its centre of mass; global on ground)
+    and ``axis`` the unit axis in frame 1, both as linked at t = 0 (the drawing, joint
+    coordinate 0); ``rigid`` False for a compliant (elastic) model."""
+    motion: str
+    point: np.ndarray
+    axis: np.ndarray
+    rigid: bool
+
+
 @dataclass
 class ElementInstance:
     """One element after elaboration: what the assembler needs, plus where it came from."""
@@ -430,6 +457,12 @@ class ElementType:
         element that is not a body."""
         return None
 
+    @classmethod
+    def rigid_body(cls, inst: ElementInstance) -> RigidBody | None:
+        """A body's RigidBody (mass, inertia tensor, initial pose, gravity); None for an
+        element that is not a body."""
+        return None
+
     # --- joint protocol ------------------------------------------------------------------
     # A joint constrains the relative motion of its two frame ports (local variables
     # 0..25) by m constraint rows, each with its reaction state, and may offer axis
@@ -437,6 +470,12 @@ class ElementType:
     # coordinate state (its integral). The start-up, the mobility analysis and the report
     # use only these hooks. Defaults: not a joint.
     is_joint: ClassVar[bool] = False
+
+    @classmethod
+    def axis_joint(cls, inst: ElementInstance) -> AxisJoint | None:
+        """A linked one-axis joint (revolute, prismatic, fixed) as an AxisJoint; None for
+        other elements and other joints."""
+        return None
 
     @classmethod
     def constraint_names(cls) -> tuple:

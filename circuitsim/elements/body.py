@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import ModelError
 from . import quaternion as quat
-from .base import ElementType, Output, Param, Port, State
+from .base import ElementType, Output, Param, Port, RigidBody, State
 from .frames import Q, R, V, W, cross, skew
 
 ZERO3 = (0.0, 0.0, 0.0)
@@ -173,6 +173,15 @@ class Body(ElementType):
     @classmethod
     def tied_states(cls, count, group=None):
         return np.ones(count)                           # |q| = 1 (kept by ``project``)
+
+    @classmethod
+    def rigid_body(cls, inst):
+        prm = inst.params
+        return RigidBody(float(prm["m"]), _inertia(prm["J"], cls._get(prm, "Jp")),
+                         np.asarray(cls._get(prm, "pos"), dtype=float),
+                         quat.dcm(cls.orientation(prm)),
+                         np.asarray(cls._get(prm, "g"), dtype=float),
+                         float(cls._get(prm, "gyro")) != 0.0)
 
     @classmethod
     def project(cls, xs: np.ndarray) -> np.ndarray:

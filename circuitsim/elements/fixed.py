@@ -26,6 +26,7 @@ class Fixed(Joint):
     keyword = "fixed"
     description = "rigid connection of two frames (velocity, position or elastic model)"
     n_points, n_rotations = 3, 3
+    axis_motion = "none"
 
     @classmethod
     def joint_axis(cls, prm):

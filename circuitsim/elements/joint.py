@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
-from .base import NO_LABEL, SPEED, SPIN, ElementType, Output, Param, Port, State
+from .base import NO_LABEL, SPEED, SPIN, AxisJoint, ElementType, Output, Param, Port, State
 from .constraints import NV2, AxialRotation, Frames, PointOnPlane, Rotation, relative_angle
 from .frames import cross, global_point, local_offset, reduced
 from . import quaternion
@@ -96,6 +96,9 @@ class Joint(ElementType):
     added_params: tuple = ()     # parameters of the joint's own added terms
     added_outputs: tuple = ()    # outputs of the added terms (added_output_values)
     uses_point = True            # False: no joint point (norotation)
+    # the relative motion of a one-axis joint ('rotation', 'translation', 'none': welded)
+    # for AxisJoint; '' for the other joints
+    axis_motion: str = ""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -182,6 +185,14 @@ class Joint(ElementType):
     @classmethod
     def coordinate_vars(cls):
         return slice(cls._C0, cls._C0 + cls._nf)
+
+    @classmethod
+    def axis_joint(cls, inst):
+        if not cls.axis_motion:
+            return None
+        prm = inst.params
+        return AxisJoint(cls.axis_motion, np.asarray(prm["x1"], dtype=float),
+                         np.asarray(prm["axis_l"], dtype=float), prm["model"] in RIGID)
 
     @classmethod
     def is_rigid(cls, p):

@@ -32,6 +32,7 @@ class Prismatic(Joint):
     keyword = "prismatic"
     description = "slider: translation along one axis (velocity, position or elastic model)"
     n_points, n_rotations = 2, 3
+    axis_motion = "translation"
     drawn_as = "slider"
     flanges = (TRANS,)
     geometry = (AXIS,)

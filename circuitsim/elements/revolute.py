@@ -32,6 +32,7 @@ class Revolute(Joint):
     keyword = "revolute"
     description = "hinge: rotation about one axis (velocity, position or elastic model)"
     n_points, n_rotations = 3, 2
+    axis_motion = "rotation"
     flanges = (ROT,)
     geometry = (AXIS,)
 
