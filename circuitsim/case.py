@@ -12,6 +12,7 @@ from typing import Callable
 
 import numpy as np
 
+from .analysis import operating_point as op_analysis
 from .assembly.startup import kinematic_start
 from .assembly.system import System
 from .errors import Loc, NetlistError, did_you_mean
@@ -74,6 +75,16 @@ class Case:
         except NetlistError as exc:
             raise self.relocate(exc) from None
 
+    def operating_point(self, t: float = 0.0) -> op_analysis.OperatingPoint:
+        """The static equilibrium F(t, y, 0) = 0 from the start-up's configuration, the
+        inputs taken at ``t`` (analysis/operating_point.py); NoEquilibrium when there
+        is none."""
+        try:
+            start = self.start()
+        except NetlistError as exc:
+            raise self.relocate(exc) from None
+        return _operating_point(self, start, t)
+
     def run(self, **kwargs) -> Result:
         """Integrate the case and return its Result. Keyword arguments override the
         ``.tran`` settings: ``t_end``, ``tstep`` (output interval), ``rtol``, ``atol``,
@@ -88,6 +99,26 @@ class Case:
             return run(self, **kwargs)
         except NetlistError as exc:
             raise self.relocate(exc) from None
+
+
+def _operating_point(case: Case, start, t: float) -> op_analysis.OperatingPoint:
+    system = case.system
+    system.classify(t, start.y0)
+    y, stats = op_analysis.solve(system, start.y0, t)
+    zero = np.zeros((1, system.n))
+    values = np.concatenate([y, system.compute_outputs(np.array([t]), y[None, :], zero)[0]])
+    probes = [name for name, _ in case.circuit.probes]
+    # what the table leaves out unless asked: the joints' reactions along their own
+    # normals (their global sums J.Fx .. J.Mz are shown), violations, energies
+    detail = set(system.output_names("violation")) | set(system.output_names("energy"))
+    for g in system.groups:
+        if g.etype.is_joint:
+            detail |= {f"{inst.name}.{c}" for inst in g.instances
+                       for c in g.etype.constraint_names()}
+    return op_analysis.OperatingPoint(
+        t, list(case.all_names), values, dict(system.units), y, probes,
+        stats.pop("residual", 0.0), stats, list(start.notes), case.circuit.title, case.name,
+        detail)
 
 
 def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:
