@@ -12,6 +12,7 @@ from typing import Callable
 
 import numpy as np
 
+from .analysis import linearize as lin_analysis
 from .analysis import operating_point as op_analysis
 from .assembly.startup import kinematic_start
 from .assembly.system import System
@@ -85,6 +86,35 @@ class Case:
             raise self.relocate(exc) from None
         return _operating_point(self, start, t)
 
+    def linearize(self, at: float | None = None, inputs=(), outputs=None
+                  ) -> lin_analysis.Linearization:
+        """ẋ = A·x + B·u, y = C·x + D·u in minimal coordinates, and the modes
+        (analysis/linearize.py), at the operating point (``at`` None) or at time ``at``
+        of a run. ``inputs``: sources' values by element name (``Vsup``, ``F1.Fz``);
+        ``outputs``: recorded variables (default: the states)."""
+        system = self.system
+        if at is None:
+            point = self.operating_point()
+            t, y, yp = point.t, point.y, np.zeros(system.n)
+        else:
+            last: dict = {}
+
+            def grab(t, y, yp):
+                last.update(t=float(t), y=np.array(y, dtype=float),
+                            yp=np.array(yp, dtype=float))
+            self.run(t_end=at, on_output=grab)
+            t, y, yp = last["t"], last["y"], last["yp"]
+        try:
+            chosen = lin_analysis.inputs_of(system, list(inputs or ()))
+            out = lin_analysis.linearize(system, t, y, yp, chosen,
+                                         None if outputs is None else list(outputs),
+                                         _ElementOutputs(system), dict(system.units))
+        except NetlistError as exc:
+            raise self.relocate(exc) from None
+        out.t, out.at = t, "equilibrium" if at is None else "run"
+        out.title, out.case = self.circuit.title, self.name
+        return out
+
     def run(self, **kwargs) -> Result:
         """Integrate the case and return its Result. Keyword arguments override the
         ``.tran`` settings: ``t_end``, ``tstep`` (output interval), ``rtol``, ``atol``,
@@ -99,6 +129,18 @@ class Case:
             return run(self, **kwargs)
         except NetlistError as exc:
             raise self.relocate(exc) from None
+
+
+class _ElementOutputs:
+    """The element outputs of rows of unknowns (``names`` in order), for the
+    linearisation's output rows."""
+
+    def __init__(self, system: System):
+        self.system = system
+        self.names = system.output_names()
+
+    def __call__(self, t, Y, YP):
+        return self.system.compute_outputs(np.asarray(t), Y, YP)
 
 
 def _operating_point(case: Case, start, t: float) -> op_analysis.OperatingPoint:

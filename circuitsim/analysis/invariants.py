@@ -24,7 +24,7 @@ from ..elements.base import FRAME_VARS
 
 NF = len(FRAME_VARS)
 POS = list(range(6, 13)) + list(range(NF + 6, NF + 13))   # p, q of the joint's two frames
-PROJECTION_STEP = 1e-7   # relative difference step of the projection's Jacobian
+PROJECTION_STEP = 1e-5   # relative central-difference step of the projection's Jacobian
 LINK_DIGITS = 12         # significant digits to which two integrator rows must agree
 
 # preference of unknowns as minimal coordinates (lower first)
@@ -112,29 +112,35 @@ def linked_rows(pairs: list, y: np.ndarray, y_ref: np.ndarray) -> list:
 
 
 def projection_normals(system, y: np.ndarray) -> np.ndarray:
-    """Rows (m, n): the directions the projection hook removes at y (a body's quaternion
-    direction for |q| = 1), from the difference quotient of the projection."""
+    """Rows (m, n): the orthogonal projector onto the directions the projection hook P
+    removes (a body's quaternion: q·qᵀ/|q|²), restricted to the unknowns P moves. From
+    the difference quotient of I − ∂P/∂y, cleaned by its singular values (a projection's
+    are 0 or 1); a projector, unlike a basis, is unique and smooth in y, so that its
+    rate along a motion can be differenced too."""
     if system.project is None:
         return np.zeros((0, system.n))
-    base = system.project(0.0, y)
-    moved = []
+    cols = {}
     for j in np.flatnonzero(np.asarray(system.id) != 0):
         h = PROJECTION_STEP * max(abs(y[j]), 1.0)
-        yj = y.copy()
-        yj[j] += h
-        col = (system.project(0.0, yj) - base) / h
-        col[j] -= 1.0                          # (dP − I)·e_j
+        up, down = y.copy(), y.copy()
+        up[j] += h
+        down[j] -= h
+        col = (system.project(0.0, up) - system.project(0.0, down)) / (2 * h)
+        col[j] -= 1.0                          # (∂P/∂y − I)·e_j
         if np.abs(col).max() > 1e-6:
-            moved.append((j, col))
-    if not moved:
+            cols[int(j)] = -col
+    if not cols:
         return np.zeros((0, system.n))
-    rows_touched = np.unique(np.concatenate([np.flatnonzero(np.abs(c) > 1e-9)
-                                             for _, c in moved]))
-    block = np.array([c[rows_touched] for _, c in moved]).T   # (I − dP) restricted
-    U, s, _ = np.linalg.svd(block, full_matrices=False)
-    normals = U[:, s > 0.5]                  # a projection's I − dP has eigenvalues 0, 1
-    out = np.zeros((normals.shape[1], system.n))
-    out[:, rows_touched] = normals.T
+    touched = sorted(set(cols) | {int(i) for c in cols.values()
+                                  for i in np.flatnonzero(np.abs(c) > 1e-6)})
+    block = np.zeros((len(touched), len(touched)))
+    where = {j: i for i, j in enumerate(touched)}
+    for j, col in cols.items():
+        block[:, where[j]] = col[touched]
+    U, s, _ = np.linalg.svd(block)
+    Ur = U[:, s > 0.5]
+    out = np.zeros((len(touched), system.n))
+    out[:, touched] = Ur @ Ur.T
     return out
 
 
