@@ -20,17 +20,17 @@ unknowns are redundant: they must stay on the invariants of the motion,
                       n_proj ]              what the projection restores (|q| = 1)
 
 so δd = N·ξ with N a basis of the null space of Φ (k = dim ξ: twice the degrees of
-freedom of a mechanism, plus the other states). With δd' = N·ξ' the equations become
+freedom of a mechanism, plus the other states). The unknowns (δd', δz) then solve
 
-    [E_d·N   J_z] · (ξ', δz) = −J_d·N·ξ − F_u·δu
+    [E_d  J_z] · (δd', δz) = −J_d·N·ξ − F_u·δu,     Φ·δd' = −Φ̇·N·ξ
 
-an overdetermined but consistent system (the invariant rows hold by construction)
-whose least-squares solution gives ξ' = A_ξ·ξ + B_ξ·u and δz = Z_ξ·ξ + Z_u·u.
+(the invariants turn with a moving point; Φ̇ = 0 at an equilibrium), an overdetermined
+but consistent system whose least-squares solution gives δd' and δz per unit of ξ, u.
 
 Minimal coordinates: k unknowns chosen greedily, in order of preference (joint
 coordinates, joint axis velocities, other states, bodies' velocities, bodies' poses),
 whose rows of the map ξ -> δy are independent (coordinate partitioning). With S those
-rows, x = S·ξ and A = S·A_ξ·S⁻¹, B = S·B_ξ. At an equilibrium the eigenvalues do not
+rows, x = S·ξ and A = [δd']_sel·S⁻¹, B = [δd'/δu]_sel. At an equilibrium the eigenvalues do not
 depend on this choice; at a moving point a joint angle and its rate make the linearised
 equations those of the joint coordinates (a spinning rotor's quaternion would not).
 """
