@@ -6,10 +6,11 @@ integrated by a variable-order BDF solver.
 """
 from .api import Netlist, load, parse
 from .errors import (CircuitsimError, ConvergenceError, InconsistentInitialConditions,
-                     ModelError, NetlistError, SolverError, StepSizeTooSmall)
+                     ModelError, NetlistError, NoEquilibrium, SolverError,
+                     StepSizeTooSmall)
 from .results import Result
 
 __version__ = "0.1.0"
 __all__ = ["load", "parse", "Netlist", "Result", "CircuitsimError", "NetlistError",
            "ModelError", "SolverError", "ConvergenceError", "StepSizeTooSmall",
-           "InconsistentInitialConditions", "__version__"]
+           "InconsistentInitialConditions", "NoEquilibrium", "__version__"]

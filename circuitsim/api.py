@@ -198,6 +198,20 @@ class Netlist:
         return [SubcircuitCount(name, subckt, loc, **counts[name])
                 for name, (subckt, loc) in instances.items()]
 
+    # --- analyses --------------------------------------------------------------------------
+    def operating_point(self, study=None, set=None, t: float = 0.0):
+        """The static equilibrium F(t, y, 0) = 0 (circuitsim.analysis.operating_point):
+        ``op = net.operating_point(); op["J1.Fz"]``. Raises NoEquilibrium (a SolverError)
+        when there is none."""
+        return self.prepare(study, set).operating_point(t)
+
+    def linearize(self, study=None, set=None, at: float | None = None, inputs=(),
+                  outputs=None):
+        """ẋ = A·x + B·u, y = C·x + D·u in minimal coordinates and the modes
+        (circuitsim.analysis.linearize), at the operating point or at time ``at`` of a
+        run; ``inputs``: sources by element name; ``outputs``: recorded variables."""
+        return self.prepare(study, set).linearize(at, inputs, outputs)
+
     # --- runs ------------------------------------------------------------------------------
     def simulate(self, t_end=None, study=None, set=None, *, case: str = "",
                  **run_options) -> Result:

@@ -12,6 +12,8 @@ from typing import Callable
 
 import numpy as np
 
+from .analysis import linearize as lin_analysis
+from .analysis import operating_point as op_analysis
 from .assembly.startup import kinematic_start
 from .assembly.system import System
 from .errors import Loc, NetlistError, did_you_mean
@@ -74,6 +76,45 @@ class Case:
         except NetlistError as exc:
             raise self.relocate(exc) from None
 
+    def operating_point(self, t: float = 0.0) -> op_analysis.OperatingPoint:
+        """The static equilibrium F(t, y, 0) = 0 from the start-up's configuration, the
+        inputs taken at ``t`` (analysis/operating_point.py); NoEquilibrium when there
+        is none."""
+        try:
+            start = self.start()
+        except NetlistError as exc:
+            raise self.relocate(exc) from None
+        return _operating_point(self, start, t)
+
+    def linearize(self, at: float | None = None, inputs=(), outputs=None
+                  ) -> lin_analysis.Linearization:
+        """ẋ = A·x + B·u, y = C·x + D·u in minimal coordinates, and the modes
+        (analysis/linearize.py), at the operating point (``at`` None) or at time ``at``
+        of a run. ``inputs``: sources' values by element name (``Vsup``, ``F1.Fz``);
+        ``outputs``: recorded variables (default: the states)."""
+        system = self.system
+        if at is None:
+            point = self.operating_point()
+            t, y, yp = point.t, point.y, np.zeros(system.n)
+        else:
+            last: dict = {}
+
+            def grab(t, y, yp):
+                last.update(t=float(t), y=np.array(y, dtype=float),
+                            yp=np.array(yp, dtype=float))
+            self.run(t_end=at, on_output=grab)
+            t, y, yp = last["t"], last["y"], last["yp"]
+        try:
+            chosen = lin_analysis.inputs_of(system, list(inputs or ()))
+            out = lin_analysis.linearize(system, t, y, yp, chosen,
+                                         None if outputs is None else list(outputs),
+                                         _ElementOutputs(system), dict(system.units))
+        except NetlistError as exc:
+            raise self.relocate(exc) from None
+        out.t, out.at = t, "equilibrium" if at is None else "run"
+        out.title, out.case = self.circuit.title, self.name
+        return out
+
     def run(self, **kwargs) -> Result:
         """Integrate the case and return its Result. Keyword arguments override the
         ``.tran`` settings: ``t_end``, ``tstep`` (output interval), ``rtol``, ``atol``,
@@ -88,6 +129,38 @@ class Case:
             return run(self, **kwargs)
         except NetlistError as exc:
             raise self.relocate(exc) from None
+
+
+class _ElementOutputs:
+    """The element outputs of rows of unknowns (``names`` in order), for the
+    linearisation's output rows."""
+
+    def __init__(self, system: System):
+        self.system = system
+        self.names = system.output_names()
+
+    def __call__(self, t, Y, YP):
+        return self.system.compute_outputs(np.asarray(t), Y, YP)
+
+
+def _operating_point(case: Case, start, t: float) -> op_analysis.OperatingPoint:
+    system = case.system
+    system.classify(t, start.y0)
+    y, stats = op_analysis.solve(system, start.y0, t)
+    zero = np.zeros((1, system.n))
+    values = np.concatenate([y, system.compute_outputs(np.array([t]), y[None, :], zero)[0]])
+    probes = [name for name, _ in case.circuit.probes]
+    # what the table leaves out unless asked: the joints' reactions along their own
+    # normals (their global sums J.Fx .. J.Mz are shown), violations, energies
+    detail = set(system.output_names("violation")) | set(system.output_names("energy"))
+    for g in system.groups:
+        if g.etype.is_joint:
+            detail |= {f"{inst.name}.{c}" for inst in g.instances
+                       for c in g.etype.constraint_names()}
+    return op_analysis.OperatingPoint(
+        t, list(case.all_names), values, dict(system.units), y, probes,
+        stats.pop("residual", 0.0), stats, list(start.notes), case.circuit.title, case.name,
+        detail)
 
 
 def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:

@@ -1,4 +1,4 @@
-"""Command line: ``circuitsim run``, ``circuitsim check`` and ``circuitsim equations``.
+"""Command line: ``circuitsim run``, ``check``, ``equations``, ``op`` and ``linearize``.
 
 The only module that prints or exits. Exit codes: 0 success, 2 bad input (nothing was
 run), 3 solver failure or interrupt (results so far are written), 70 internal error.
@@ -90,6 +90,34 @@ def _parser() -> argparse.ArgumentParser:
                     "(4x4 matrices) and recursive Newton-Euler built on the same chain; the "
                     "equations are then written only with -o")
     eq.add_argument("-o", "--out", metavar="FILE", help="write the equations to FILE")
+    op = sub.add_parser("op", help="static equilibrium (operating point): F(t, y, 0) = 0",
+                        description="Find the static equilibrium: every derivative zero "
+                        "(bodies at rest, capacitors without current), starting from the "
+                        "netlist's initial configuration, and print what holds it: joint "
+                        "angles and positions, forces, pressures, currents.")
+    _common(op)
+    op.add_argument("--study", metavar="NAME", help="use this .study")
+    op.add_argument("--time", type=float, default=0.0, metavar="T",
+                    help="take the sources' values at time T (default 0)")
+    op.add_argument("--out", metavar="CSV", help="write every variable (name,value,unit)")
+    op.add_argument("--all", action="store_true",
+                    help="print every variable (reactions along the joints' own normals, "
+                    "quaternions, multipliers, energies too)")
+    lin = sub.add_parser("linearize", help="state-space model and modes in minimal "
+                         "coordinates", description="Linearise in minimal coordinates "
+                         "(constraints eliminated): x' = A x + B u, y = C x + D u at the "
+                         "operating point (default) or at time T of a run; print the modes "
+                         "(natural frequency, damping ratio, dominant coordinates).")
+    _common(lin)
+    lin.add_argument("--study", metavar="NAME", help="use this .study")
+    lin.add_argument("--at", type=float, metavar="T",
+                     help="linearise at time T of a run (default: at the operating point)")
+    lin.add_argument("--inputs", nargs="+", action="extend", default=[], metavar="SOURCE",
+                     help="inputs u: sources' values by element name (Vsup, Tq, F1.Fz)")
+    lin.add_argument("--outputs", nargs="+", action="extend", default=None, metavar="VAR",
+                     help="outputs y: recorded variables (default: the states)")
+    lin.add_argument("--out", metavar="NPZ", help="write A, B, C, D and the names (.npz)")
+    lin.add_argument("--matrices", action="store_true", help="also print A, B, C, D")
     return p
 
 
@@ -113,7 +141,8 @@ def _netlist_file(args) -> None:
     takes it along; give it back."""
     if args.file is not None:
         return
-    for listed in (getattr(args, "plot", None), args.set):
+    for listed in (getattr(args, "plot", None), getattr(args, "inputs", None),
+                   getattr(args, "outputs", None), args.set):
         if listed and "=" not in listed[-1] and (listed[-1].lower().endswith((".cir", ".net",
                                                                               ".sp"))
                                                   or Path(listed[-1]).is_file()):
@@ -453,6 +482,40 @@ def _count_table(eqs) -> str:
     return "\n".join(lines)
 
 
+def _op(args) -> int:
+    net = _load(args)
+    if args.out:
+        _writable(Path(args.out), "--out")
+    point = net.operating_point(args.study, args.set, t=args.time)
+    for note in point.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(point.text(everything=args.all))
+    if args.out:
+        print(f"values -> {point.save(args.out)}")
+    return EXIT_OK
+
+
+def _linearize(args) -> int:
+    net = _load(args)
+    if args.out:
+        _writable(Path(args.out), "--out")
+    result = net.linearize(args.study, args.set, at=args.at, inputs=args.inputs,
+                           outputs=args.outputs)
+    print(result.text())
+    if args.matrices:
+        import numpy as np
+        with np.printoptions(precision=5, linewidth=120, suppress=False):
+            for name in "ABCD":
+                print(f"{name} =\n{getattr(result, name)}")
+    if args.out:
+        print(f"matrices -> {result.save(args.out)}")
+    return EXIT_OK
+
+
+COMMANDS = {"run": _run, "check": _check, "equations": _equations, "op": _op,
+            "linearize": _linearize}
+
+
 def _on_signal(signum, frame) -> None:
     raise Terminated(signal.Signals(signum).name)
 
@@ -470,7 +533,7 @@ def main(argv=None) -> int:
         _handle_termination()
     try:
         _netlist_file(args)
-        return {"run": _run, "check": _check, "equations": _equations}[args.command](args)
+        return COMMANDS[args.command](args)
     except NetlistError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT

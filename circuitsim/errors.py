@@ -7,7 +7,8 @@ CircuitsimError
       │             the partial results computed so far (``partial``)
       ├── ConvergenceError
       ├── StepSizeTooSmall
-      └── InconsistentInitialConditions
+      ├── InconsistentInitialConditions
+      └── NoEquilibrium  (operating point: F(t, y, 0) = 0 has no solution)
 
 Library code raises these; only ``cli.py`` prints them and chooses the exit code
 (``EXIT_INPUT`` for NetlistError, ``EXIT_SOLVER`` for SolverError).
@@ -173,6 +174,13 @@ class InconsistentInitialConditions(SolverError):
     """No consistent (y, y') could be found at the initial time."""
 
     code = "E_INIT"
+
+
+class NoEquilibrium(SolverError):
+    """No static equilibrium: F(t, y, 0) = 0 has no solution (a body that nothing holds,
+    a source that nothing balances). The message names the equations left unbalanced."""
+
+    code = "E_NO_EQUILIBRIUM"
 
 
 class Interrupted(SolverError):
