@@ -105,7 +105,8 @@ _R1 = float(np.hypot(*_S))
 _ANG_S = np.arctan2(_S[1], _S[0])
 _ANG_W0 = np.arctan2(_W0[1], _W0[0])
 # sign of the branch: which side of the line B-O the bracket point lies, as drawn
-_BRANCH = np.sign(np.cross(_O - np.array([_LY, 0.0]), _Q0 - np.array([_LY, 0.0])))
+_BO, _BQ = _O - np.array([_LY, 0.0]), _Q0 - np.array([_LY, 0.0])
+_BRANCH = np.sign(_BO[0] * _BQ[1] - _BO[1] * _BQ[0])
 
 # hinge angles q = H z, z = (th_y, th_1, th_2, th_3, th_r); order A, B, C, D, O, Q
 HINGES = ("A", "B", "C", "D", "O", "Q")
