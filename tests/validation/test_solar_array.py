@@ -100,9 +100,9 @@ def deployed(net):
 
 @pytest.mark.slow
 def test_whole_deployment_follows_the_reference(deployed):
-    # 20 s: unfolding, latch impacts, rebounds of P2 and P3, rest. Measured 7.0e-8 rad
-    # (position model, rtol 1e-9); at rtol 1e-11 it is 3.2e-9 rad, the limit set by the
-    # stops' switches (module docstring)
+    # 20 s: unfolding, latch impacts, rebounds of P2 and P3, rest. Measured 1.2e-7 rad
+    # (position model, rtol 1e-9, 4000 steps); at rtol 1e-11 it is 3.2e-9 rad, the limit
+    # set by the stops' switches (module docstring)
     assert _angle_error(deployed) < 3e-7
 
 
@@ -110,14 +110,16 @@ def test_whole_deployment_follows_the_reference(deployed):
 def test_array_ends_latched_with_the_closed_form_deflections(deployed):
     q, torque = ref.latched_state()
     for i, h in enumerate(HINGES):
-        # the reference itself is 1.6e-12 rad from rest at 20 s
-        assert deployed[f"{h}.angle"][-1] == pytest.approx(q[i], abs=2e-8)
+        # measured <= 7.2e-10 rad (HB, an integrated coordinate); the reference itself is
+        # 1.6e-12 rad from rest at 20 s
+        assert deployed[f"{h}.angle"][-1] == pytest.approx(q[i], abs=5e-9)
     for node in ("ha", "hb", "hc", "hd"):
-        assert abs(deployed[node][-1]) < 1e-9
+        assert abs(deployed[node][-1]) < 1e-9                # measured <= 1e-10 rad/s
     # a lower stop pushes with negative flow (a -> b), an upper one with positive
-    assert deployed["SA.f"][-1] == pytest.approx(-torque["A"], rel=1e-6)
-    assert deployed["SC.f"][-1] == pytest.approx(-torque["C"], rel=1e-6)
-    assert deployed["SD.f"][-1] == pytest.approx(torque["D"], rel=1e-6)
+    # (0.8098 N m on HA, 0.3484 N m on HC and HD; measured within 5e-9 relative)
+    assert deployed["SA.f"][-1] == pytest.approx(-torque["A"], rel=1e-7)
+    assert deployed["SC.f"][-1] == pytest.approx(-torque["C"], rel=1e-7)
+    assert deployed["SD.f"][-1] == pytest.approx(torque["D"], rel=1e-7)
     # HC, HD: each latch balances its own spring; HA carries HB's spring through the loop
     k, over = ref.DATA["kspring"], ref.DATA["over"]
     assert deployed["KC.f"][-1] == pytest.approx(k * (over + q[2]), rel=1e-6)
