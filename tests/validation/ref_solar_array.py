@@ -68,7 +68,8 @@ The stop law switches (contact onset d = 0, release when the pushing force falls
 the integration is restarted at every switch (terminal events), so each piece is smooth.
 solve_ivp DOP853, rtol 1e-12, atol 1e-12, max_step 0.01 s, dense output.
 
-The array unfolds in about 2 s (latch A is reached at 2.109 s, D at 2.84 s, C at 4.10 s),
+The array unfolds in about 2 s (latch A is reached at 2.109 s; the yoke
+rebounds 4.6 deg and is back at 2.840 s; D at 2.860 s, C at 4.097 s),
 P2 and P3 rebound on their latches a few times and everything rests latched from about
 13 s (rates below 1e-4 rad/s; 6e-7 rad/s at 15 s, 2e-11 rad/s at 20 s).  The springs store
 20.12 J folded; the peak kinetic energy is 8.00 J at 1.83 s; 0.24 J stay in the springs.
