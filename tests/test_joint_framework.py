@@ -106,3 +106,27 @@ def test_rotation_numerator_as_one_matrix_product_matches_its_entries():
         q = rng.normal(size=shape)
         assert np.allclose(quaternion._numerator(q), quaternion._numerator_entries(q),
                            rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.parametrize("model", ["position", "velocity"])
+@pytest.mark.parametrize("folds", [(90, 180), (180, -180), (270, -200), (450, -540)])
+def test_ic_angles_of_half_a_turn_and_more_are_met_modulo_a_turn(folds, model):
+    """A hinge angle is measured in (−π, π]; an `.ic` target of ±180° (a panel folded flat
+    onto its neighbour) or beyond half a turn is met modulo 2π, and the coordinate starts
+    at the value given. (The residual used to be taken without the modulo: 180° failed or
+    passed by the rounding of the branch cut, 270° could never be met.)"""
+    a, b = folds
+    text = ("body A m=1 J=(0.01, 0.1, 0.1) pos=(0.5, 0, 0)\n"
+            "body B m=1 J=(0.01, 0.1, 0.1) pos=(1.5, 0, 0)\n"
+            f"revolute J1 0 A at=(0, 0, 0) axis=(0, 0, 1) model={model}\n"
+            f"revolute J2 A B at=(1, 0, 0) axis=(0, 0, 1) model={model}\n"
+            f".ic J1.angle={a}deg J2.angle={b}deg\n.tran 1m\n")
+    res = circuitsim.parse(text, "fold.cir").simulate(tstep=1e-3)
+    ra, rb = np.radians(a), np.radians(b)
+    assert res["J1.angle"][0] == pytest.approx(ra, abs=1e-12)
+    assert res["J2.angle"][0] == pytest.approx(rb, abs=1e-12)
+    end = np.array([np.cos(ra), np.sin(ra)])
+    centre = end + 0.5 * np.array([np.cos(ra + rb), np.sin(ra + rb)])
+    assert res["B.x"][0] == pytest.approx(centre[0], abs=1e-9)
+    assert res["B.y"][0] == pytest.approx(centre[1], abs=1e-9)
+    assert max(res["J1.gap"][0], res["J2.gap"][0]) < 1e-9

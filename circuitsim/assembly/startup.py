@@ -132,8 +132,12 @@ def _position_rows(joints, y, targets):
         by_group.setdefault(id(g), (g, []))[1].append((row, k, value))
     for g, items in by_group.values():
         coords, grads = g.etype.coordinates(y[g.var_idx], g.p)
+        periods = g.etype.coordinate_periods()
         for row, k, value in items:
-            values.append(np.array([coords[row, k] - value]))
+            miss = coords[row, k] - value
+            if periods[k]:          # an angle in (−π, π]: the target modulo a turn
+                miss -= periods[k] * np.round(miss / periods[k])
+            values.append(np.array([miss]))
             rows.append(np.full(len(POS), offset))
             cols.append(g.var_idx[row, POS])
             data.append(grads[row, k, POS])

@@ -489,6 +489,13 @@ class ElementType:
         return ()
 
     @classmethod
+    def coordinate_periods(cls) -> tuple:
+        """Per joint coordinate, the period of its geometric value: 2π for an angle
+        (measured in (−π, π], so an ``.ic`` target is met modulo a turn: 180° or 270° are
+        reachable), 0 for a displacement."""
+        return ()
+
+    @classmethod
     def flange_vars(cls) -> slice:
         """Local indices of the flange nodes (they follow the joint at the start-up)."""
         return slice(0, 0)

@@ -179,6 +179,10 @@ class Joint(ElementType):
         return tuple(f.coord for f in cls.flanges)
 
     @classmethod
+    def coordinate_periods(cls):
+        return tuple(2.0 * np.pi if f.kind == "rot" else 0.0 for f in cls.flanges)
+
+    @classmethod
     def flange_vars(cls):
         return slice(cls._F0, cls._F0 + cls._nf)
 
