@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import comb
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.linalg
@@ -549,6 +550,15 @@ class _Run:
                 if why:
                     raise ConvergenceError(f"{result.reason}; {why}", t=hist.t, h=h, order=k,
                                            worst=self._worst(result.worst))
+                if self.pending is not None and t_new == self.pending[0]:
+                    # the step ends on a switch where the law jumps (a damped stop's force
+                    # by c·v at contact): Newton finds no solution at the jump; take the
+                    # predictor's state there (the history's extrapolation, within the
+                    # step's error) and restart from it
+                    predicted = SimpleNamespace(d=np.zeros(self.n), yp=yp_pred, niter=0)
+                    self._accept(predicted, t_new, at_stop, 0.0, t_eval,
+                                 (self.pending[1], self.pending[2]))
+                    return
                 # Newton may fail for the switch alone: end the step where it is predicted
                 if self.event_functions is not None and cuts < EVENT_MAX_CUTS and \
                         self._cut_at_predicted_event(t_new):
