@@ -28,6 +28,10 @@ stop S v 0 lower=-1 k=1e4 c=0
 """
 
 
+# the shipped netlists with end stops (stop lines, or the hydraulic cylinder's stops)
+NETLISTS = ("manipulator.cir", "solar_panel.cir", "landing_gear.cir")
+
+
 def run(text, events, **options):
     saved = Stop.switch_names
     if not events:
@@ -43,8 +47,7 @@ def run(text, events, **options):
 def main(paths):
     cases = [("bounce (rtol 1e-8)", BOUNCE, dict(rtol=1e-8, atol=1e-10)),
              ("ball (rtol 1e-8)", BALL, dict(rtol=1e-8, atol=1e-10))]
-    for p in paths or sorted(str(p) for p in (ROOT / "netlists").glob("*.cir")
-                             if "\nstop " in p.read_text()):
+    for p in paths or [ROOT / "netlists" / name for name in NETLISTS]:
         cases.append((Path(p).name, Path(p).read_text(), {}))
     print("| case | events | steps | rejected (error) | rejected (Newton) | events found | wall |")
     print("|---|---|---|---|---|---|---|")

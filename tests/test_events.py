@@ -108,13 +108,13 @@ def test_damped_release_where_the_force_would_pull():
     assert abs(t_off - release) < 1e-9
 
 
-@pytest.mark.parametrize("text, fewer", [(BALL, 10), (SHUTTLE, 5)])
+@pytest.mark.parametrize("text, fewer", [(BALL, 10), (SHUTTLE, 10)])
 def test_events_save_rejected_steps(text, fewer):
     """Without events a contact is found by rejecting steps that cross it."""
     on = run(text, rtol=1e-8, atol=1e-10)
     off = run(text, events=False, rtol=1e-8, atol=1e-10)
     assert off.stats["nevents"] == 0 and off.stats["events"] == []
-    # observed: ball 52 -> 3, shuttle 20 -> 2 (table in docs/solver.md)
+    # observed: ball 52 -> 3, shuttle 47 -> 3 (docs/solver.md)
     assert on.stats["nfail_err"] * fewer <= off.stats["nfail_err"]
     assert on.stats["nsteps"] < off.stats["nsteps"]
 
