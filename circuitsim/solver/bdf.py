@@ -28,6 +28,10 @@ Order/step. After k+1 steps at the same h and order, the error estimates at orde
            (D[k] / k), k (d / (k+1)) and k+1 (D[k+2] / (k+2)) give the step factor each order
            allows (filtered as d is, on a compliant problem); the order with the largest
            step wins.
+Events.    A problem's switching functions (contract item 17) are checked after each
+           converged corrector; at a sign change the first root is located (Illinois) on
+           the predictor or the step's interpolant, the step is redone to end there and
+           the solver restarts at order 1, as at a breakpoint (``_locate_event``).
 Output.    Between steps y(t) is the interpolant sum_j D[j] B_j(s), s = (t - t_n)/h,
            B_j(s) = s (s+1) ... (s+j-1) / j!, and y'(t) its time derivative.
 """
