@@ -116,6 +116,11 @@ class System(DAEProblem):
             g.p_init is not g.p for g in self.groups) else None
         self._projected = [g for g in self.groups if g.etype.project is not None]
         self.project = self._project if self._projected else None   # solver hook
+        # solver hook (17): the elements' switching functions, vectorised by group
+        self._switched = [g for g in self.groups if g.etype.switch_names]
+        self.event_names = [f"{inst.name} {name}" for g in self._switched
+                            for inst in g.instances for name in g.etype.switch_names]
+        self.event_functions = self._switching_functions if self._switched else None
 
     # --- set-up ------------------------------------------------------------------------
     def _make_groups(self, elements) -> list:
@@ -351,6 +356,14 @@ class System(DAEProblem):
             idx = g.var_idx[:, first:first + len(g.etype.states)]
             y[idx] = g.etype.project(y[idx])
         return y
+
+    def _switching_functions(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        """Solver hook (17): every switching function, instance by instance in each group
+        (``event_names`` order)."""
+        ye, ype = self._extend(y), self._extend(yp, constants=False)
+        return np.concatenate([g.etype.switching_functions(t, ye[g.var_idx], ype[g.var_idx],
+                                                           g.p).ravel()
+                               for g in self._switched])
 
     # --- checks and initial values ------------------------------------------------------
     def check_structure(self) -> None:

@@ -442,6 +442,18 @@ class ElementType:
         """Derived outputs at output times: x has shape (T, N, nvars); returns (T, N, nout)."""
         return np.zeros(x.shape[:2] + (0,))
 
+    # --- state events ---------------------------------------------------------------------
+    # The element's law switches where one of these functions changes sign (a contact
+    # closing or opening): one column of ``switching_functions`` per name. The solver ends
+    # its step at the sign change and restarts there (docs/solver.md, state events).
+    switch_names: ClassVar[tuple] = ()
+
+    @classmethod
+    def switching_functions(cls, t: float, x: np.ndarray, xp: np.ndarray, p) -> np.ndarray:
+        """(N, len(switch_names)) the switching functions at (t, x, x'), continuous in
+        the state; a function that can never change sign (a limit not given) is -1."""
+        return np.zeros((x.shape[0], 0))
+
     # --- body protocol ------------------------------------------------------------------
     # A body is an element with ``implicit_ports``: it owns the 13 unknowns of a frame, in
     # FRAME_VARS order (its local variables), and other elements attach to it as a frame.

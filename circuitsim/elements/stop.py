@@ -15,6 +15,10 @@ Equations, v = p_a − p_b, δu = x − upper, δl = lower − x:
         flow from a through the stop to b: beyond the upper limit it pushes a back,
         beyond the lower limit forward; a stop only pushes (it never pulls the contact
         closed, even while the damper term would).
+Switching functions (state events: the solver ends a step where one changes sign)
+    (3) upper: min(δu, δu + (c/k)·v), lower: min(δl, δl − (c/k)·v), positive exactly
+        where that stop pushes in (2): contact onset at δ = 0, release where k·δ ± c·v
+        crosses 0 (with c = 0 both at δ = 0); −1 for a limit not given.
 Outputs
     S.f: the contact force (N or N·m).
 Sign convention
@@ -64,6 +68,17 @@ class Stop(ElementType):
         dfdx = np.where(on_u, p.k, 0.0) + np.where(on_l, p.k, 0.0)
         dfdv = np.where(on_u, p.c, 0.0) + np.where(on_l, p.c, 0.0)
         return f, dfdx, dfdv
+
+    switch_names = ("upper", "lower")
+
+    @classmethod
+    def switching_functions(cls, t, x, xp, p):
+        v = x[:, 0] - x[:, 1]
+        du, dl = x[:, 2] - p.upper, p.lower - x[:, 2]
+        ratio = p.c / p.k
+        gu = np.where(np.isfinite(p.upper), np.minimum(du, du + ratio * v), -1.0)   # (3)
+        gl = np.where(np.isfinite(p.lower), np.minimum(dl, dl - ratio * v), -1.0)   # (3)
+        return np.stack([gu, gl], axis=1)
 
     @classmethod
     def residual(cls, t, x, xp, p):

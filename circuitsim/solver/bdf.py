@@ -28,6 +28,10 @@ Order/step. After k+1 steps at the same h and order, the error estimates at orde
            (D[k] / k), k (d / (k+1)) and k+1 (D[k+2] / (k+2)) give the step factor each order
            allows (filtered as d is, on a compliant problem); the order with the largest
            step wins.
+Events.    A problem's switching functions (contract item 17) are checked after each
+           converged corrector; at a sign change the first root is located (Illinois) on
+           the predictor or the step's interpolant, the step is redone to end there and
+           the solver restarts at order 1, as at a breakpoint (``_locate_event``).
 Output.    Between steps y(t) is the interpolant sum_j D[j] B_j(s), s = (t - t_n)/h,
            B_j(s) = s (s+1) ... (s+j-1) / j!, and y'(t) its time derivative.
 """
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import comb
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.linalg
@@ -74,6 +79,10 @@ PROGRESS_EVERY = 100     # steps between progress callbacks
 MAX_POINTS = 10_000_000  # recorded points held in memory ...
 MAX_POINT_BYTES = 4 * 2**30   # ... and their bytes (y and y')
 REPORT_WORST = 5         # unknowns named in an error message
+EVENT_TOL_ULPS = 4.0     # event times are located to a few ulps of t ...
+EVENT_TOL_STEP = 1e-12   # ... or to this fraction of the step, whichever is larger
+EVENT_ROOT_ITERS = 60    # Illinois iterations (superlinear: ~10 reach the tolerance)
+EVENT_MAX_CUTS = 3       # re-cuts of one step: the shortened step's root may move earlier
 
 EPS = np.finfo(float).eps
 
@@ -182,11 +191,47 @@ class History:
             self.h *= factor
         self.n_equal = 0
 
+    def advanced(self, d: np.ndarray, t_new: float) -> "History":
+        """A copy after ``accept(d, t_new)``: its interpolant spans the trial step."""
+        trial = History.__new__(History)
+        trial.D, trial.t, trial.h = self.D.copy(), self.t, self.h
+        trial.order, trial.n_equal = self.order, self.n_equal
+        trial.accept(d, t_new)
+        return trial
+
     def interpolate(self, times):
         """y and y' at ``times`` (within the last step) from the interpolant of order k."""
         k = self.order
         B, dB = _newton_basis((np.asarray(times, dtype=float) - self.t) / self.h, k)
         return B @ self.D[:k + 1], (dB @ self.D[:k + 1]) / self.h
+
+
+def _illinois(g, a: float, ga: float, b: float, gb: float, tol: float) -> float:
+    """The root of the scalar g in [a, b] (ga, gb of opposite signs) by the Illinois
+    variant of regula falsi (the retained end's value is halved when it is kept twice,
+    so both ends move: superlinear). Returns the end past the root (sign of gb), within
+    tol of it."""
+    side = 0
+    for it in range(EVENT_ROOT_ITERS):
+        if b - a <= tol:
+            break
+        c = (a * gb - b * ga) / (gb - ga)
+        if not a < c < b or it >= EVENT_ROOT_ITERS // 2:   # rounding: bisect
+            c = 0.5 * (a + b)
+        gc = g(c)
+        if gc == 0.0:
+            return c
+        if (gc > 0) == (gb > 0):           # root in [a, c]
+            b, gb = c, gc
+            if side == 1:
+                ga *= 0.5
+            side = 1
+        else:                              # root in [c, b]
+            a, ga = c, gc
+            if side == -1:
+                gb *= 0.5
+            side = -1
+    return b
 
 
 # --- output recording -------------------------------------------------------------------------
@@ -370,6 +415,14 @@ class _Run:
         self.error: SolverError | None = None
         self.initial: dict = {}
         self.moved_at_restarts: list = []
+        # state events (17): switching functions, their values and reference signs at
+        # hist.t, an event the step is being cut to (t, indices), the events found
+        self.event_functions = problem.event_functions                   # (17)
+        self.event_names = problem.event_names
+        self.g_left = self.g_sign = None
+        self.pending = None
+        self.events: list = []
+        self.stats["nevents"] = 0
 
     # state for messages
     @property
@@ -422,6 +475,7 @@ class _Run:
         self.out.point(self.t0, y, yp)
         h = self.first_step or self._estimate_step(self.t0, y, yp)
         self.hist = History(self.t0, y, yp, self._limit_first(self.t0, h))
+        self._reset_switches(self.t0, y, yp, ())
 
     def _estimate_step(self, t, y, yp) -> float:
         """IDA's first step: a fraction of the span, and h ||y'|| <= H0_YP tolerance units."""
@@ -435,7 +489,7 @@ class _Run:
         """No farther than max_step, the next stop and the next output time."""
         return min(h, self.max_step, self.stops[self.istop] - t, self.out.next_time(t) - t)
 
-    def _restart(self, yp_left) -> None:
+    def _restart(self, yp_left, event=None) -> None:
         """At a breakpoint: keep the differential y, recompute consistent algebraic y and
         y' with the inputs' values just after t (right limits, whatever the model's
         convention at t itself), and start again at order 1 with a small step. Also at a
@@ -448,11 +502,14 @@ class _Run:
             self.rtol, self.atol, tscale=self.t_end - t, stats=self.stats)
         if info["moved"]:
             self.moved_at_restarts.append((t, info["moved"]))
-        self.stats["nrestart"] += 1
+        if event is None:
+            self.stats["nrestart"] += 1
         self.newton.invalidate()
-        h = min(hist.h, self._estimate_step(t, y, yp))
+        # at an event: the step planned before the cut, not the cut one (it may be tiny)
+        h = min(hist.h if event is None else event[1], self._estimate_step(t, y, yp))
         self.hist = History(t, y, yp, self._limit_first(t, h))
         self.out.point(t, y, yp)
+        self._reset_switches(t, y, yp, () if event is None else event[0])
 
     # --- the step loop --------------------------------------------------------------------
     def integrate(self) -> None:
@@ -468,6 +525,8 @@ class _Run:
         Returns (t_new, lands_on_stop)."""
         hist = self.hist
         tstop = self.stops[self.istop]
+        if self.pending is not None:                  # a located event comes first
+            tstop = min(tstop, self.pending[0])
         remaining = tstop - hist.t
         if hist.h >= remaining or (hist.h * STRETCH >= remaining and remaining <= self.max_step):
             hist.rescale(remaining / hist.h)
@@ -477,7 +536,7 @@ class _Run:
     def _step(self) -> None:
         """One accepted step, retried with smaller h (and order) as often as needed."""
         hist = self.hist
-        fails_conv = fails_err = fails_check = 0
+        fails_conv = fails_err = fails_check = cuts = 0
         while True:
             t_new, at_stop = self._fit_to_stop()
             k, h = hist.order, hist.h
@@ -495,6 +554,20 @@ class _Run:
                 if why:
                     raise ConvergenceError(f"{result.reason}; {why}", t=hist.t, h=h, order=k,
                                            worst=self._worst(result.worst))
+                if self.pending is not None and t_new == self.pending[0]:
+                    # the step ends on a switch where the law jumps (a damped stop's force
+                    # by c·v at contact): Newton finds no solution at the jump; take the
+                    # predictor's state there (the history's extrapolation, within the
+                    # step's error) and restart from it
+                    predicted = SimpleNamespace(d=np.zeros(self.n), yp=yp_pred, niter=0)
+                    self._accept(predicted, t_new, at_stop, 0.0, t_eval,
+                                 (self.pending[1], self.pending[2]))
+                    return
+                # Newton may fail for the switch alone: end the step where it is predicted
+                if self.event_functions is not None and cuts < EVENT_MAX_CUTS and \
+                        self._cut_at_predicted_event(t_new):
+                    cuts += 1
+                    continue
                 hist.rescale(NEWTON_FAIL_FACTOR)
                 continue
             if self.check_values is not None:
@@ -505,6 +578,13 @@ class _Run:
                     if why:
                         raise ConvergenceError(f"{message}; {why}", t=hist.t, h=h, order=k)
                     hist.rescale(NEWTON_FAIL_FACTOR)
+                    continue
+            # before the error test: a step across a switch fails it for the kink alone
+            event = None
+            if self.event_functions is not None:
+                event, cut = self._locate_event(result, t_new, cuts)
+                if cut:                   # redo the step, ending at the event
+                    cuts += 1
                     continue
             err_w, err = self._estimate(result.d, ewt)
             err /= k + 1
@@ -523,7 +603,7 @@ class _Run:
                                            worst=self._worst(err_w / (k + 1)))
                 hist.rescale(factor)
                 continue
-            self._accept(result, t_new, at_stop, err, t_eval)
+            self._accept(result, t_new, at_stop, err, t_eval, event)
             return
 
     def _why_give_up(self, fails: int, factor: float, hmin: float) -> str:
@@ -598,7 +678,8 @@ class _Run:
         if np.max(np.abs(delta) * self._ewt(y) * self.err_mask) <= PROJECTION_MAX:
             y += delta
 
-    def _accept(self, result, t_new: float, at_stop: bool, err: float, t_eval: float) -> None:
+    def _accept(self, result, t_new: float, at_stop: bool, err: float, t_eval: float,
+                event=None) -> None:
         hist = self.hist
         t_old, h = hist.t, hist.h
         hist.accept(result.d, t_new)
@@ -613,14 +694,112 @@ class _Run:
         st["max_order_used"] = max(st["max_order_used"], hist.order)
         st["hmin_used"] = float(h) if st["nsteps"] == 1 else min(st["hmin_used"], float(h))
         st["hmax_used"] = max(st["hmax_used"], float(h))
-        restart = at_stop and t_new < self.t_end
+        if event is not None:
+            self.events += [(float(t_new), self._event_name(i)) for i in event[0]]
+            self.stats["nevents"] = len(self.events)
+            self.pending = None
+            at_stop = at_stop and t_new == self.stops[self.istop]   # not a breakpoint
+        restart = (at_stop or event is not None) and t_new < self.t_end
         self.out.step(hist, t_old, result.yp, include_end=not restart)
         if at_stop:
             self.istop += 1
         if restart:
-            self._restart(result.yp)
+            self.pending = None           # found again after the restart if still ahead
+            self._restart(result.yp, event)
         elif t_new < self.t_end:
+            if self.event_functions is not None:
+                self._reset_switches(t_new, hist.D[0], result.yp, ())
             self._adapt(err, result.niter)
+
+    # --- state events (17) ------------------------------------------------------------------
+    def _event_name(self, i: int) -> str:
+        return self.event_names[i] if self.event_names is not None else f"g[{i}]"
+
+    def _switch_values(self, t, y, yp) -> np.ndarray:
+        return np.asarray(self.event_functions(t, y, yp), dtype=float).ravel()
+
+    def _reset_switches(self, t, y, yp, fired) -> None:
+        """Values and reference signs of the switching functions at the new hist.t. A
+        zero keeps its previous sign; a function that has just fired takes the sign past
+        its root even if the state landed a rounding error short of it, so that the
+        same crossing is not found again."""
+        if self.event_functions is None:
+            return
+        g = self._switch_values(t, y, yp)
+        sign = np.sign(g)
+        if self.g_sign is not None:
+            sign = np.where(sign == 0, self.g_sign, sign)
+            fired = np.asarray(fired, dtype=int)
+            sign[fired] = -self.g_sign[fired]
+        self.g_left, self.g_sign = g, sign
+
+    def _locate_event(self, result, t_new: float, cuts: int):
+        """After a step's corrector converged: (event, cut). A switching function that
+        changed sign over [t_n, t_new] (against its reference sign, and in value) has its
+        first root t_e found by Illinois on a polynomial of the step, and the step is cut
+        to end there (cut True: it is redone with h = t_e - t_n). Across a switch the
+        corrector's polynomial carries the kink, so a first cut takes the root of the
+        predictor (the history's extrapolation, smooth up to the switch) where that
+        changes sign too; a step ending on a located event checks it with its own
+        interpolant and is accepted as the event when that root is within the tolerance
+        of its end (or after EVENT_MAX_CUTS re-cuts): event = (indices, planned h)."""
+        hist = self.hist
+        t_n, g_left = hist.t, self.g_left
+        trial = hist.advanced(result.d, t_new)
+        g_new = self._switch_values(t_new, trial.D[0], result.yp)
+        changed = np.flatnonzero((self.g_sign * g_new < 0) & (g_left * g_new < 0))
+        landing = self.pending is not None and t_new == self.pending[0]
+        if not len(changed):
+            return ((self.pending[1], self.pending[2]), False) if landing else (None, False)
+
+        def g_on(poly, t, i):
+            y, yp = poly.interpolate([t])
+            return self._switch_values(t, y[0], yp[0])[i]
+        tol = max(EVENT_TOL_ULPS * np.spacing(abs(t_new)), EVENT_TOL_STEP * (t_new - t_n))
+        g_pred = self._switch_values(t_new, *hist.predict())
+        roots = []
+        for i in changed:
+            poly, g_end = trial, g_new[i]
+            if not landing and g_left[i] * g_pred[i] < 0:     # predictor: hist itself
+                poly, g_end = hist, g_pred[i]
+            roots.append(_illinois(lambda t, i=i, poly=poly: g_on(poly, t, i), t_n, g_left[i],
+                                   t_new, g_end, tol))
+        roots = np.array(roots)
+        t_e = float(roots.min())
+        fired = changed[roots <= t_e + tol]
+        t_e = max(t_e, t_n + 2.0 * self._hmin())
+        h_planned = self.pending[2] if self.pending is not None else hist.h
+        if landing and (t_new - t_e <= tol or cuts >= EVENT_MAX_CUTS):
+            return (np.union1d(fired, self.pending[1]), h_planned), False
+        if t_new - t_e <= tol:
+            return (fired, h_planned), False
+        self.pending = (t_e, fired, h_planned)
+        hist.rescale((t_e - t_n) / hist.h)
+        return None, True
+
+    def _cut_at_predicted_event(self, t_new: float) -> bool:
+        """After Newton failed: if the predictor (the history's extrapolation) crosses a
+        switch within the step, cut the step to end at its first root (True)."""
+        hist = self.hist
+        t_n = hist.t
+        g_pred = self._switch_values(t_new, *hist.predict())
+        changed = np.flatnonzero((self.g_sign * g_pred < 0) & (self.g_left * g_pred < 0))
+        if not len(changed):
+            return False
+
+        def g_on(t, i):
+            y, yp = hist.interpolate([t])
+            return self._switch_values(t, y[0], yp[0])[i]
+        tol = max(EVENT_TOL_ULPS * np.spacing(abs(t_new)), EVENT_TOL_STEP * (t_new - t_n))
+        roots = np.array([_illinois(lambda t, i=i: g_on(t, i), t_n, self.g_left[i], t_new,
+                                    g_pred[i], tol) for i in changed])
+        t_e = float(roots.min())
+        if not t_n + 2.0 * self._hmin() < t_e < t_new - tol:
+            return False
+        h_planned = self.pending[2] if self.pending is not None else hist.h
+        self.pending = (t_e, changed[roots <= t_e + tol], h_planned)
+        hist.rescale((t_e - t_n) / hist.h)
+        return True
 
     def _adapt(self, err: float, niter: int) -> None:
         """After k+1 equal steps: pick the order (k-1, k, k+1) allowing the largest step."""
@@ -709,7 +888,8 @@ class _Run:
             notes.append(f"values jumped at the breakpoint t = {tb:g} s: " + _moved_text(moved))
         if notes:
             message = "; ".join([message] + notes)
-        out = SolverOutput(t, y, yp, dict(self.stats), status, self.error, message, self.initial)
+        stats = dict(self.stats, events=list(self.events))    # (t, name) of each event
+        out = SolverOutput(t, y, yp, stats, status, self.error, message, self.initial)
         if self.error is not None and self.error.partial is None:
             self.error.partial = out
         return out

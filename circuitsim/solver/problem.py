@@ -68,6 +68,12 @@ class DAEProblem:
         many (a mechanism in redundant coordinates: the tested coordinates less the
         relations its invariants fix among them), so that the tolerance means what it
         would in minimal coordinates.
+    (17) ``event_functions(t, y, yp) -> (m,)`` [None]: switching functions whose sign
+        change marks a discontinuity of the model (a contact closing or opening); after
+        each step that passes the error test the solver locates the first sign change on
+        the step's interpolant, ends the step there and restarts at order 1, as at a
+        breakpoint. ``event_names`` [g[0], g[1], ...]: each function's name, for
+        ``stats['events']``, the list of (t, name) found.
     """
     n: int = 0
     id: np.ndarray = None
@@ -86,6 +92,8 @@ class DAEProblem:
     elimination_order: np.ndarray | None = None
     compliant: bool = False
     error_dimension: int | None = None
+    event_functions: Callable | None = None
+    event_names: Sequence[str] | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""
