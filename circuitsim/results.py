@@ -240,10 +240,12 @@ class StreamWriter:
             self.flush()
 
     def flush(self) -> None:
-        # the rows are formatted first and written in one call, so that a Ctrl-C
-        # arriving meanwhile cannot leave half a chunk (or write it twice)
-        chunk, self.buffer = self.buffer, []
-        if chunk:
+        # The chunk stays in the buffer until its rows are written, in one call: a Ctrl-C
+        # while they are formatted (the long part) leaves it for close() to write. (It
+        # was taken out first, and a Ctrl-C then lost a chunk of rows: seen under load.)
+        n = len(self.buffer)
+        if n:
+            chunk = self.buffer[:n]
             T = np.array([b[0] for b in chunk])
             data = self.rows(T, np.array([b[1] for b in chunk]), np.array([b[2] for b in chunk]))
             text = io.StringIO()
@@ -251,7 +253,8 @@ class StreamWriter:
             for ti, row in zip(T, data):
                 writer.writerow([repr(float(ti))] + [repr(float(v)) for v in row])
             self.fh.write(text.getvalue())
-            self.count += len(chunk)
+            del self.buffer[:n]
+            self.count += n
         self.fh.flush()
         self.last = time.monotonic()
 
