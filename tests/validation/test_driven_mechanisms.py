@@ -4,7 +4,9 @@ Newton–Euler and Lagrange for the arm), at the default-like and at tight toler
 
 Measured (rtol/atol 1e-6/1e-9 -> 1e-9/1e-12), largest error over the run:
 four-bar drive torque 3.4e-4 -> 4.4e-7 N·m (peak 1.55), rocker angle 1.5e-6 -> 1.7e-9
-rad (2.2e-8 at every rtol from 1e-9 down with the netlist's 7-digit joint point C); slider–crank torque 3.5e-4 -> 1.8e-6 N·m, slider x 2.0e-7 -> 4.9e-10 m; arm
+rad (2.2e-8 at every rtol from 1e-9 down with the netlist's 7-digit joint point C); slider–crank torque 8.2e-4 -> 5.5e-7 N·m, slider x 2.0e-7 -> 2.7e-10 m (the torque at
+the default tolerance varies with the step pattern: 3.5e-4, 4.3e-4 and 8.2e-4 N·m with
+three variants of the error norm and first step, peak 6 N·m); arm
 torques 2.4e-4 -> 6.7e-7 N·m, at t = 0 2.6e-11 (the prescribed accelerations enter the
 initial reactions), waist force 3.5e-4 -> 1.1e-6 N, moment 1.6e-4 -> 5.4e-7 N·m.
 A fully driven mechanism has no motion along its constraints, so the local error test
@@ -82,7 +84,7 @@ def test_driven_fourbar_drive_torque_and_rocker():
 
 
 def test_driven_slider_crank_drive_torque_and_slider():
-    res = converged(errors_slider_crank, (4e-6, 1e-9), (7e-4, 1e-6))  # torque, slider x
+    res = converged(errors_slider_crank, (4e-6, 1e-9), (1.5e-3, 1e-6))  # torque, slider x
     # the guide carries the slider's weight and the rod's vertical load: P.Fy = N
     np.testing.assert_allclose(res["P.Fy"], slider_ref.guide_force(res.t), atol=5e-6)
 
