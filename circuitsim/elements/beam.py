@@ -54,6 +54,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..errors import ModelError
 from . import quaternion
 from .base import ElementType, Output, Param, Port
 from .frames import NV, Q, R, V, W, local_offset
@@ -173,7 +174,6 @@ class Beam(ElementType):
         axis = points[1] - points[0]
         l0 = float(np.linalg.norm(axis))
         if not l0 > 0:
-            from ..errors import ModelError
             raise ModelError(f"beam {inst.name}: its two end points coincide", inst.loc)
         e1 = axis / l0
         y = prm.get("yaxis")
@@ -181,7 +181,6 @@ class Beam(ElementType):
             y = np.array([0.0, 1.0, 0.0]) if abs(e1[1]) < 0.9 else np.array([0.0, 0.0, 1.0])
         y = np.asarray(y, dtype=float) - np.dot(y, e1) * e1
         if not np.linalg.norm(y) > 1e-9:
-            from ..errors import ModelError
             raise ModelError(f"beam {inst.name}: yaxis is parallel to the beam",
                              inst.param_locs.get("yaxis", inst.loc))
         e2 = y / np.linalg.norm(y)
