@@ -151,10 +151,11 @@ def test_reference_model_of_the_spin_up_converges():
 @pytest.mark.slow
 @pytest.mark.parametrize("ws", [4.0, 6.0])
 def test_spin_up_tip_deflection_against_a_planar_stiffened_model(ws):
-    # through the first peak (t ≈ 7 s; the hub reaches ωs at 15 s); n = 8 elements:
-    # the lumped chain is 0.7 % softer in its first mode, which the peak shows
-    t, v = spin_up(ws, 8, 8.0, rtol=1e-5)
+    # through the first peak (t ≈ 7 s; the hub reaches ωs at 15 s), n = 16 elements;
+    # with n = 8 the peak is 1.45 % (ωs = 4) and 1.44 % (6) too deep: the lumped chain
+    # is softer in its first mode by h²
+    t, v = spin_up(ws, 16, 8.0, rtol=1e-5)
     ref = reference_tip(ws, t)
     peak, ref_peak = v[np.argmax(abs(v))], ref[np.argmax(abs(ref))]
-    assert abs(peak / ref_peak - 1) < 0.025         # measured 1.45 % (ωs = 4), 1.44 % (6)
-    assert np.max(abs(v - ref)) < 0.03 * abs(ref_peak)   # measured CURVE4, 1.6 % (6)
+    assert abs(peak / ref_peak - 1) < 5e-3          # measured 0.23 % (ωs = 4), 0.28 % (6)
+    assert np.max(abs(v - ref)) < 1e-2 * abs(ref_peak)   # measured 0.44 %, 0.46 %
