@@ -28,6 +28,17 @@ def test_cantilever_tip_deflection_is_PL3_over_3EI():
     assert abs(op[f"B_{n}.y"]) < 1e-12 and abs(op["B1.N"]) < 1e-9
 
 
+@pytest.mark.parametrize("load, measure, exact", [
+    ("force F B_8 F=(1e-2, 0, 0)", lambda op: op["B_8.x"] - L, 1e-2 * L / 1e3),      # PL/EA
+    ("force F B_8 F=(0, 1e-4, 0)", lambda op: op["B_8.y"], 1e-4 * L ** 3 / (3 * 2.0)),
+    ("torque T B_8 M=(1e-4, 0, 0)", lambda op: 2 * np.arctan2(op["B_8.q1"], op["B_8.q0"]),
+     1e-4 * L / 0.5)])                                                              # TL/GJ
+def test_axial_torsion_and_second_plane_stiffness(load, measure, exact):
+    # EA = 1e3 N, EIz = 2 N·m² (deflection along y), GJ = 0.5 N·m²
+    op = cantilever(8, load + "\n", EA=1e3, EIz=2.0, GJ=0.5).operating_point()
+    assert abs(measure(op) / exact - 1) < 1e-3                # measured 7e-12, 3e-10, 3e-9
+
+
 def test_pure_end_moment_bends_the_beam_into_a_circle():
     # M = EI·κ: the tip of a circular arc of curvature κ = 1/L (57° at the tip) is at
     # (sin κL/κ, 0, (1 − cos κL)/κ); the element's rotation measures are exact to first
