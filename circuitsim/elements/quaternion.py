@@ -30,8 +30,8 @@ _NUMERATOR_COEFFS = np.array([
 
 
 def _numerator(q: np.ndarray) -> np.ndarray:
-    """N(q) (…, 3, 3) of ``_numerator_entries``, as qqᵀ·C."""
-    q = np.asarray(q, dtype=float)
+    """N(q) (…, 3, 3) of ``_numerator_entries``, as qqᵀ·C (complex q kept complex)."""
+    q = np.asarray(q, dtype=np.result_type(q, float))
     lead = q.shape[:-1]
     outer = (q[..., :, None] * q[..., None, :]).reshape(-1, 16)
     return (outer @ _NUMERATOR_COEFFS).reshape(lead + (3, 3))
@@ -63,8 +63,8 @@ def dcm(q: np.ndarray) -> np.ndarray:
     On the unit sphere it is the usual quaternion matrix (conventions.md §3); off it
     (between projections, or as the Newton iterates wander) it is still an exact
     rotation, so rescaling q — the |q| projection after each step — moves no body and no
-    joint arm."""
-    q = np.asarray(q, dtype=float)
+    joint arm. A complex q stays complex (the beam's complex-step Jacobian)."""
+    q = np.asarray(q, dtype=np.result_type(q, float))
     s = np.sum(q * q, axis=-1)[..., None, None]
     return _numerator(q) / s
 
