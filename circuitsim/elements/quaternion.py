@@ -29,9 +29,15 @@ _NUMERATOR_COEFFS = np.array([
     for k in range(4) for l in range(4)]).reshape(16, 9)
 
 
+def _floating(q) -> np.ndarray:
+    """q as a float array, or a complex one when it is complex (complex-step Jacobians)."""
+    q = np.asarray(q)
+    return q.astype(np.result_type(q.dtype, float), copy=False)
+
+
 def _numerator(q: np.ndarray) -> np.ndarray:
     """N(q) (…, 3, 3) of ``_numerator_entries``, as qqᵀ·C (complex q kept complex)."""
-    q = np.asarray(q, dtype=np.result_type(q, float))
+    q = _floating(q)
     lead = q.shape[:-1]
     outer = (q[..., :, None] * q[..., None, :]).reshape(-1, 16)
     return (outer @ _NUMERATOR_COEFFS).reshape(lead + (3, 3))
@@ -64,7 +70,7 @@ def dcm(q: np.ndarray) -> np.ndarray:
     (between projections, or as the Newton iterates wander) it is still an exact
     rotation, so rescaling q — the |q| projection after each step — moves no body and no
     joint arm. A complex q stays complex (the beam's complex-step Jacobian)."""
-    q = np.asarray(q, dtype=np.result_type(q, float))
+    q = _floating(q)
     s = np.sum(q * q, axis=-1)[..., None, None]
     return _numerator(q) / s
 
