@@ -315,23 +315,21 @@ def solution(**over):
     return _solve(tuple(sorted(over.items())))
 
 
+def _hinges(t, part, over):
+    """H @ (part of full_state) at the times t: (6, n), hinges A, B, C, D, O, Q."""
+    ys = solution(**over).y(t)
+    return np.stack([H @ full_state(ys[:3, i], ys[3:, i])[part]
+                     for i in range(ys.shape[1])], axis=1)
+
+
 def hinge_angles(t, **over):
     """Hinge angles (6, n) in the order A, B, C, D, O, Q (rad)."""
-    ys = solution(**over).y(t)
-    out = np.empty((6, ys.shape[1]))
-    for i in range(ys.shape[1]):
-        z, _, _, _ = full_state(ys[:3, i], ys[3:, i])
-        out[:, i] = H @ z
-    return out
+    return _hinges(t, 0, over)
 
 
 def hinge_rates(t, **over):
-    ys = solution(**over).y(t)
-    out = np.empty((6, ys.shape[1]))
-    for i in range(ys.shape[1]):
-        _, zd, _, _ = full_state(ys[:3, i], ys[3:, i])
-        out[:, i] = H @ zd
-    return out
+    """Hinge rates (6, n), same order (rad/s)."""
+    return _hinges(t, 1, over)
 
 
 def energy(t, **over):
