@@ -48,6 +48,7 @@ class RunReport:
     energy: dict = field(default_factory=dict)        # W_in, W_diss, dE, W_store, error
     warnings: list = field(default_factory=list)
     singular: list = field(default_factory=list)      # (t, σ_min/σ_max, [joints])
+    drifting: list = field(default_factory=list)      # velocity-model joints among those
 
     def text(self) -> str:
         s = self.stats
@@ -72,6 +73,11 @@ class RunReport:
                          "rigid constraints' σ_min/σ_max dips at the recorded points)")
             lines += [f"    t ≈ {t:.4g} s: σ_min/σ_max {ratio:.2g}, weakest rows in "
                       f"{', '.join(joints)}" for t, ratio, joints in self.singular]
+            if self.drifting:
+                lines.append(f"    {', '.join(self.drifting)}: velocity model, which holds "
+                             "only the velocities; at a rank change its position drift "
+                             "decides the assembly branch the mechanism leaves on "
+                             "(model=position holds the branch)")
         if self.kirchhoff:
             items = ", ".join(f"{node} {res:.3g} {unit}" for node, res, unit in
                               self.kirchhoff[:REPORT_WORST])
@@ -107,6 +113,10 @@ def build(system, t: np.ndarray, Y: np.ndarray, YP: np.ndarray, all_names: list,
             error = np.max(np.abs(np.sqrt(np.sum(q * q, axis=2)) - 1.0), axis=0)
             rep.bodies += [(inst.name, float(e)) for inst, e in zip(g.instances, error)]
     rep.singular = _singular_configurations(system, t, Y)
+    weak = {name for _, _, joints in rep.singular for name in joints}
+    rep.drifting = [inst.name for g in system.groups
+                    if g.etype.is_joint and g.etype.is_rigid(g.p) and g.p.model == "velocity"
+                    for inst in g.instances if inst.name in weak]
     rep.kirchhoff = _kirchhoff(system, t[-1], Y[-1], YP[-1])
     rep.energy = _power_balance(system, t, Y, YP, col, data)
     return rep

