@@ -78,6 +78,51 @@ def test_degenerate_geometry_is_a_model_error(line, message):
         net.check()
 
 
+# --- the beam written as one netlist line -------------------------------------------
+LINE = "beam B 0 n=4 EA=1e6 GJ=1 EIy=1 rhoA=1 rhoIy=1e-7 at1=(0, 0, 0) at2=(1, 0, 0)"
+
+
+def test_one_line_expands_into_the_same_chain_as_discretise():
+    load = "force F B_4 F=(0, 1e-4, -1e-4)\n"
+    line = circuitsim.parse(".param L=1\n" + LINE.replace("(1, 0, 0)", "({L}, 0, 0)")
+                            + "\n" + load).operating_point()
+    text = circuitsim.parse(discretise("B", "0", None, (0, 0, 0), (1, 0, 0), 4, EA=1e6,
+                                       GJ=1.0, EIy=1.0, rhoA=1.0, rhoIy=1e-7)
+                            + load).operating_point()
+    for name in ("B_1.x", "B_3.z", "B_4.y", "B_4.z", "B2.N"):
+        assert line[name] == text[name]
+    assert abs(line["B_4.z"] / (-1e-4 / 3) - 1) < 1e-6     # PL³/3EI
+
+
+def test_a_study_changes_the_number_of_elements():
+    net = circuitsim.parse(LINE + "\n.study fine B.n=8\n")
+    assert "B_8.z" in net.operating_point(study="fine").names
+    assert "B_8.z" not in net.operating_point().names
+
+
+@pytest.mark.parametrize("change, message, column", [
+    ("n=4", "n must be a whole number of elements from 1 to 10000, got 0", "n=0"),
+    ("n=4", "n must be a whole number of elements from 1 to 10000, got 1e+06", "n=1e6"),
+    ("n=4", "n must be a whole number of elements from 1 to 10000, got 2.5", "n=2.5"),
+    ("EA=1e6 ", "needs parameter EA", "beam"),
+    ("rhoA=1 ", "needs rhoA", "beam"),
+    ("(1, 0, 0)", "its two end points coincide", "at2")])
+def test_errors_of_the_one_line_beam_name_it_and_its_place(change, message, column):
+    bad = {"n=4": column, "(1, 0, 0)": "(0, 0, 0)"}.get(change, "")
+    line = LINE.replace(change, bad)
+    with pytest.raises(circuitsim.errors.NetlistError) as info:
+        circuitsim.parse(".param k=1\n" + line + "\n").check()
+    assert "beam B: " in info.value.message or "beam B needs" in info.value.message
+    assert message in info.value.message
+    assert info.value.loc.line == 2
+    assert info.value.loc.col == line.index(column.split("=")[0]) + 1
+
+
+def test_a_name_the_expansion_makes_must_be_free():
+    with pytest.raises(circuitsim.errors.NetlistError, match="'B_2', which is already used"):
+        circuitsim.parse("body B_2 m=1 J=(1, 1, 1)\n" + LINE + "\n").check()
+
+
 @pytest.fixture(scope="module")
 def frequencies():
     """The first two bending frequencies (rad/s) in the plane of EIy (EIz = 2·EIy puts
@@ -99,6 +144,24 @@ def test_bending_frequencies_of_a_cantilever(frequencies):
     # the h² error removed (Richardson, 24 and 48 elements)
     extrapolated = (4 * frequencies[48] - frequencies[24]) / 3
     assert np.all(abs(extrapolated / exact - 1) < 2e-5)      # measured −3.8e-7, −3.8e-6
+
+
+def consistent_frequencies(n):
+    lin = circuitsim.parse(f"beam B 0 n={n} EA=1e6 GJ=1 EIy={EI} EIz={2 * EI} "
+                           f"rhoA={RHOA} rhoIy=1e-7 mass=consistent at1=(0, 0, 0) "
+                           f"at2=({L}, 0, 0)\n").linearize()
+    w = np.array(sorted(2 * np.pi * m.frequency for m in lin.modes if m.oscillatory))
+    return w[[0, 2]]
+
+
+def test_consistent_mass_frequencies_converge_from_above_as_h4():
+    # the consistent mass of the cubic element is a Rayleigh–Ritz bound: the
+    # frequencies lie above the exact ones and their error falls as h⁴
+    exact = BETA ** 2 * np.sqrt(EI / (RHOA * L ** 4))
+    err4, err8 = consistent_frequencies(4) / exact - 1, consistent_frequencies(8) / exact - 1
+    assert np.all(err8 > 0) and np.all(err4 > err8)          # from above
+    assert np.all(err8 < 1e-4)                               # measured 1.9e-6, 7.8e-5
+    assert np.all(err4 / err8 > 12)                          # measured 17.5, 14.9: h⁴
 
 
 # --- spin-up of a flexible beam on a driven hub (Simo & Vu-Quoc's benchmark) -----------
