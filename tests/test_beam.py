@@ -247,3 +247,26 @@ def test_spin_up_tip_deflection_against_a_planar_stiffened_model(ws):
     peak, ref_peak = v[np.argmax(abs(v))], ref[np.argmax(abs(ref))]
     assert abs(peak / ref_peak - 1) < 5e-3          # measured 0.23 % (ωs = 4), 0.28 % (6)
     assert np.max(abs(v - ref)) < 1e-2 * abs(ref_peak)   # measured 0.44 %, 0.46 %
+
+
+def _netlist_blocks(page):
+    """The indented netlist examples of a docs page that write a beam."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).parents[1] / "docs" / page).read_text()
+    blocks = re.findall(r"\n\n((?:    .*\n)+)", text)
+    return [("\n".join(line[4:] for line in b.splitlines())) for b in blocks
+            if re.search(r"^    beam \w+ \w+ .*n=", b, re.M)]
+
+
+@pytest.mark.parametrize("page", ["beam.md", "language.md"])
+def test_the_documented_beam_lines_run(page):
+    blocks = _netlist_blocks(page)
+    assert blocks
+    for text in blocks:
+        net = circuitsim.parse(text + "\n")
+        if ".tran" in text:
+            res = net.simulate()
+            assert res["B_8.z"].min() < -0.1            # the cantilever sags and swings
+        else:
+            assert net.operating_point()["B_8.z"] < 0
