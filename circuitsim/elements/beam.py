@@ -56,6 +56,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..errors import ModelError
+from ..runtime.names import GROUND
 from . import quaternion
 from .base import REQUIRED, ElementType, Output, Param, Port
 from .frames import NV, Q, R, V, W, local_offset
@@ -94,8 +95,20 @@ def _geometry(x, x1, x2, rho1, rho2):
     return T, a1, a2, d
 
 
-def _kernel(x, k, eta, l0, x1, x2, rho1, rho2):
-    """Measures m (…,6), generalised forces S (…,6) and the element's rows (…,26)."""
+def _reference_axis(x, rref):
+    """stiffening=off: the element's initial axis carried by the reference frame, e =
+    A(q_ref)·rref, and its rate ω_ref × e; the reference frame's ω and q are the local
+    variables after the two frames' (none: the ground, e = rref)."""
+    if x.shape[-1] == NVARS:
+        return rref, np.zeros_like(rref)
+    e = np.einsum("...ij,...j->...i", quaternion.dcm(x[..., NVARS + 3:NVARS + 7]), rref)
+    return e, _cross(x[..., NVARS:NVARS + 3], e)
+
+
+def _kernel(x, k, eta, l0, x1, x2, rho1, rho2, rref=None):
+    """Measures m (…,6), generalised forces S (…,6) and the element's rows (…,26).
+    ``rref`` given (stiffening=off): m0 = e·d − l0 along the reference axis e instead
+    of the chord's stretch l − l0."""
     T, a1, a2, d = _geometry(x, x1, x2, rho1, rho2)
     w = np.stack([x[..., W], x[..., NV + 3:NV + 6]], axis=-2)
     Tdot = _cross(w[..., :, None, :], T)                            # ω_i × t_ij
@@ -110,6 +123,10 @@ def _kernel(x, k, eta, l0, x1, x2, rho1, rho2):
     Gd = np.zeros(shape + (6, 3), dtype=x.dtype)                    # ∂m_k/∂d
     Gt = np.zeros(shape + (6, 2, 3, 3), dtype=x.dtype)              # ∂m_k/∂t_ij
     m[..., 0], mdot[..., 0], Gd[..., 0, :] = l - l0, _dot(c, ddot), c          # (2) m0
+    if rref is not None:                                                       # (6)
+        e, edot = _reference_axis(x, rref)
+        m[..., 0], mdot[..., 0] = _dot(e, d) - l0, _dot(e, ddot) + _dot(edot, d)
+        Gd[..., 0, :] = e
     for kk, pairs in _PAIRS.items():                                           # (2) m1 m3 m5
         for i, j, i2, j2, coef in pairs:
             u, v = T[..., i, j, :], T[..., i2, j2, :]
@@ -249,6 +266,12 @@ class Beam(ElementType):
                     "about local z (default rhoIy)", positive=True),
               Param("rhoJ", "kg*m", default=None, description="polar rotary inertia per "
                     "length (default rhoIy + rhoIz)", positive=True),
+              Param("stiffening", "1", default="on", kind="choice", choices=("on", "off"),
+                    description="off: the axial stretch is measured along the element's "
+                    "initial axis carried by the frame ref, not along the chord: the "
+                    "linear floating-frame model without geometric stiffening"),
+              Param("ref", None, default=None, kind="node", description="the reference "
+                    "frame of stiffening=off (a body or 0; default 0)"),
               Param("n", "1", default=None, description="write the whole beam: the line "
                     "expands into n elements B1..Bn with inner bodies B_1..B_(n-1) (and a "
                     "free end B_n when one frame is written); docs/beam.md"))
@@ -258,7 +281,7 @@ class Beam(ElementType):
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):
-        mask = np.zeros((NROWS, NVARS), dtype=bool)
+        mask = np.zeros((NROWS, NVARS + n_extra), dtype=bool)
         mask[0:6, :] = mask[NV:NV + 6, :] = True      # forces and torques on both frames
         return mask
 
@@ -284,6 +307,20 @@ class Beam(ElementType):
             prm[f"x{i}"] = local_offset(f, point)
             prm[f"rho{i}"] = quaternion.dcm(q).T @ E0
         prm["l0"] = l0
+        ref = frames[prm.get("ref") or GROUND]
+        q = np.array([ref[k] for k in ("q0", "q1", "q2", "q3")])
+        prm["rref"] = quaternion.dcm(q).T @ E0[:, 0]
+
+    @classmethod
+    def group_key(cls, inst):
+        return (inst.params.get("stiffening", "on"),)
+
+    @classmethod
+    def extra_vars(cls, inst):
+        ref = inst.params.get("ref")
+        if inst.params.get("stiffening") != "off" or ref in (None, GROUND):
+            return []
+        return [f"{ref}.{v}" for v in ("wx", "wy", "wz", "q0", "q1", "q2", "q3")]
 
     expansion_param = "n"
 
@@ -321,25 +358,28 @@ class Beam(ElementType):
                 rho = section_inertia(inst.params)
                 dM[n] = (consistent_mass(l0[n], inst.params["rhoA"], *rho)
                          - lumped_mass(l0[n], inst.params["rhoA"], *rho))
+        linear = instances[0].params.get("stiffening") == "off"
         return SimpleNamespace(k=k, l0=l0, eta=stack("eta"), x1=stack("x1"),
                                x2=stack("x2"), rho1=stack("rho1"), rho2=stack("rho2"),
+                               rref=stack("rref") if linear else None,
                                dM=dM, massive=bool(np.any(dM)))
 
     @classmethod
     def residual(cls, t, x, xp, p):
-        out = _kernel(x, p.k, p.eta, p.l0, p.x1, p.x2, p.rho1, p.rho2)[2]
+        out = _kernel(x, p.k, p.eta, p.l0, p.x1, p.x2, p.rho1, p.rho2, p.rref)[2]
         if p.massive:
             out = out + _inertia(x, xp, p.dM, p.x1, p.x2, p.rho1, p.rho2)
         return out
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
-        # complex step: dF/dx_j = Im F(x + i·h·e_j)/h, all 26 columns in one batch
-        step = 1j * H_CS * np.eye(NVARS)[None]
+        # complex step: dF/dx_j = Im F(x + i·h·e_j)/h, all columns in one batch
+        step = 1j * H_CS * np.eye(x.shape[1])[None]
         xc = x[:, None, :] + step
         args = (p.x1[:, None], p.x2[:, None], p.rho1[:, None], p.rho2[:, None])
-        F = _kernel(xc, p.k[:, None], p.eta[:, None], p.l0[:, None], *args)[2]
-        Jp = np.zeros((x.shape[0], NROWS, NVARS))
+        F = _kernel(xc, p.k[:, None], p.eta[:, None], p.l0[:, None], *args,
+                    None if p.rref is None else p.rref[:, None])[2]
+        Jp = np.zeros(F.shape[:1] + F.shape[2:] + F.shape[1:2])
         if p.massive:
             F = F + _inertia(xc, xp[:, None, :], p.dM[:, None], *args)
             Fp = _inertia(x[:, None, :], xp[:, None, :] + step, p.dM[:, None], *args)
@@ -349,13 +389,13 @@ class Beam(ElementType):
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):
-        m, S, _, l = _kernel(x, p.k, p.eta, p.l0, p.x1, p.x2, p.rho1, p.rho2)
+        m, S, _, l = _kernel(x, p.k, p.eta, p.l0, p.x1, p.x2, p.rho1, p.rho2, p.rref)
         U = 0.5 * np.sum(p.k * m * m, axis=-1)
         return np.stack([l, S[..., 0], U], axis=-1)
 
     @classmethod
     def sample_variants(cls):
-        return [{}, {"mass": "consistent"}]
+        return [{}, {"mass": "consistent"}, {"stiffening": "off"}]
 
     @classmethod
     def sample_params(cls, rng):
@@ -364,7 +404,8 @@ class Beam(ElementType):
         return {"EA": 80.0, "GJ": 3.0, "EIy": 5.0, "EIz": 7.0, "eta": 0.3,
                 "x1": rng.uniform(-1, 1, 3), "x2": rng.uniform(-1, 1, 3),
                 "rho1": rotation(), "rho2": rotation(), "l0": 0.8, "mass": "lumped",
-                "rhoA": 2.0, "rhoIy": 0.3, "rhoIz": 0.5, "rhoJ": 0.7}
+                "rhoA": 2.0, "rhoIy": 0.3, "rhoIz": 0.5, "rhoJ": 0.7,
+                "stiffening": "on", "rref": quaternion.normalise(rng.normal(size=3))}
 
 
 def section_inertia(prm: dict) -> tuple:
@@ -440,7 +481,7 @@ def _section_axes(axis, yaxis) -> np.ndarray | None:
 def chain(name: str, frame1: str, frame2: str | None, p1, p2, n: int, *, EA: float,
           GJ: float, EIy: float, EIz: float | None = None, rhoA: float, rhoIy: float,
           rhoIz: float | None = None, rhoJ: float | None = None, eta: float = 0.0,
-          yaxis=None, mass: str = "lumped") -> list:
+          yaxis=None, mass: str = "lumped", stiffening: str = "on") -> list:
     """The statements (:class:`Line`) of a beam from point p1 on frame1 to point p2 on
     frame2 as n ``beam`` elements ``<name>1 .. <name><n>``. The inner nodes are bodies
     ``<name>_1 .. <name>_<n-1>`` at p1 + i·(p2 − p1)/n carrying the mass lumped on them:
@@ -450,7 +491,9 @@ def chain(name: str, frame1: str, frame2: str | None, p1, p2, n: int, *, EA: flo
     The end frames get no mass from here: a body written as frame carries the
     half-element next to it itself. ``mass='consistent'``: each element adds its
     consistent mass less those lumped halves (the nodes' mass matrix becomes the
-    consistent one). Both the netlist form (``beam B H n=8 ...``) and
+    consistent one). ``stiffening='off'``: the elements measure their stretch along
+    their initial axes carried by frame1 (the linear floating-frame model, without
+    geometric stiffening). Both the netlist form (``beam B H n=8 ...``) and
     :func:`discretise` go through here."""
     p1, p2 = np.asarray(p1, dtype=float), np.asarray(p2, dtype=float)
     rhoJ, rhoIy, rhoIz = section_inertia(dict(rhoIy=rhoIy, rhoIz=rhoIz, rhoJ=rhoJ))
@@ -473,6 +516,8 @@ def chain(name: str, frame1: str, frame2: str | None, p1, p2, n: int, *, EA: flo
                  **(dict(eta=eta) if eta else {}), yaxis=tuple(E0[:, 1]))
     if mass == "consistent":
         stiff.update(mass="consistent", rhoA=rhoA, rhoIy=rhoIy, rhoIz=rhoIz, rhoJ=rhoJ)
+    if stiffening == "off":
+        stiff.update(stiffening="off", ref=frame1)
     frames = [frame1] + [f"{name}_{i}" for i in range(1, n)] + [frame2]
     for i in range(n):
         lines.append(Line("beam", f"{name}{i + 1}", (frames[i], frames[i + 1]), dict(
