@@ -59,7 +59,7 @@ from ..errors import ModelError
 from ..runtime.names import GROUND
 from . import quaternion
 from .base import REQUIRED, ElementType, Output, Param, Port
-from .frames import NV, Q, R, V, W, local_offset
+from .frames import NV, Q, R, V, W, local_offset, point_params
 
 NVARS = NROWS = 2 * NV
 MASS_MODELS = ("lumped", "consistent")
@@ -244,12 +244,7 @@ class Beam(ElementType):
                     "the local z axis (default EIy)", positive=True),
               Param("eta", "s", default=0.0, description="stiffness-proportional damping "
                     "time", nonnegative=True),
-              Param("at1", "m", default=None, description="end point on frame 1, global "
-                    "coordinates at t = 0 (default: its centre of mass)",
-                    kind="vector", size=3),
-              Param("at2", "m", default=None, description="end point on frame 2, global "
-                    "coordinates at t = 0 (default: its centre of mass)",
-                    kind="vector", size=3),
+              *point_params("end point"),
               Param("yaxis", "1", default=None, description="the section's local y "
                     "direction at t = 0 (default global y; global z for an element along "
                     "y)", kind="vector", size=3),
