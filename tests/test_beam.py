@@ -328,3 +328,16 @@ def test_flexible_arm_in_3d_and_in_the_plane_give_the_same_planar_motion(tmp_pat
                      "B_6.x", "B_6.y", "--quiet"]) == 0
     png = tmp_path / "arm.png"
     assert out.exists() and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_beam_inside_a_subcircuit_has_scoped_names():
+    text = (".subckt blade hub params: n=4\n"
+            "beam B hub n={n} EA=1e6 GJ=1 EIy=1 rhoA=1 rhoIy=1e-4 at1=(0, 0, 0) "
+            "at2=(1, 0, 0)\n"
+            ".ends\n"
+            "body H m=1 J=(1, 1, 1)\n"
+            "fixed F 0 H\n"
+            "blade X1 H n=3\n"
+            "force P X1.B_3 F=(0, 0, -1e-4)\n")
+    op = circuitsim.parse(text).operating_point()
+    assert abs(op["X1.B_3.z"] / (-1e-4 / 3) - 1) < 1e-6       # PL³/3EI, measured 7e-10

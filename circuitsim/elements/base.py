@@ -323,12 +323,14 @@ class ElementType:
         return mask
 
     @classmethod
-    def expand(cls, name: str, frames: list, values: dict, locs: dict, loc) -> list:
+    def expand(cls, name: str, label: str, frames: list, values: dict, locs: dict,
+               loc) -> list:
         """The statements one line stands for when ``expansion_param`` is written: a list
-        of objects with ``keyword``, ``name`` (relative to the line's scope), ``ports``
-        (node names as written) and ``params`` (SI values: float, tuple or choice).
-        ``frames``: the ports as written; ``values``: the parameters written, in SI;
-        ``locs``: where each was written. Raise ModelError (at its loc) on bad input."""
+        of objects with ``keyword``, ``name`` (made from ``name``, the line's name as
+        written), ``ports`` (node names as written) and ``params`` (SI values: float,
+        tuple or choice). ``label``: the line's full name, for messages; ``frames``: the
+        ports as written; ``values``: the parameters written, in SI; ``locs``: where
+        each was written. Raise ModelError (at its loc) on bad input."""
         raise NotImplementedError
 
     @classmethod

@@ -1,8 +1,11 @@
 """beam — one co-rotational 3D beam element (axial, torsion, two bendings) between two frames.
 
 A flexible beam is a chain of these elements whose inner nodes are ordinary bodies
-carrying the beam's mass (lumped, with rotary inertia: :func:`discretise` writes the
-chain); docs/beam.md gives the formulation and its validation.
+carrying the beam's mass (lumped, with rotary inertia). Written with ``n=`` one line
+is the whole chain: n elements <name>1..<name>n and the bodies <name>_1..<name>_(n-1)
+between them (and the free end <name>_n when one frame is written); :func:`discretise`
+writes the same lines from Python. docs/beam.md gives the formulation and its
+validation.
 
 Ports
     frame1, frame2: bodies, or 0 (the fixed ground frame).
@@ -16,6 +19,11 @@ Parameters
         coordinates at t = 0 (m); default the frames' centres of mass.
     yaxis: the section's local y direction at t = 0 (global; made perpendicular to the
         axis); default global y, or global z for an element along y.
+    mass: lumped (default: the element is massless, its end frames carry the mass) or
+        consistent (with rhoA (kg/m), rhoIy, rhoIz, rhoJ (kg·m): equation (7)).
+    stiffening: on (default) or off (with ref, a frame: equation (6)).
+    n: the line writes a whole beam of n elements (then rhoA, rhoIy, at1 and at2 are
+        needed; the chain's nodes carry the lumped mass).
 Equations
     At t = 0 the element frame E0 = [e1 e2 e3] (e1 = (P2 − P1)/l0 along the element,
     e2 from yaxis) is fixed in each end frame i as the triad ρ_i = A_i0ᵀ·E0 and the end
@@ -42,13 +50,26 @@ Equations
         rows V, ω of frame i: −F_i, −M_i (flows = minus what the element applies)
     The axial force of (4) along the chord turning with the chord is the geometric
     (stress) stiffness: a tensioned beam stiffens (a spinning blade).
-    Jacobian: by complex-step differentiation of (1)-(5) (each of the 26 frame
-    variables perturbed by i·1e-30): exact to rounding, no truncation error.
+    (6) stiffening=off: m0 = e·d − l0 along e = A(q_ref)·A_ref0ᵀ·e1 (the element's
+        initial axis carried by the frame ref) instead of the chord: a deflection no
+        longer turns the tension, the linear floating-frame model; the element reads
+        ref's ω and q but does not load it (use a frame whose motion is prescribed).
+    (7) mass=consistent: ΔM = M_c − M_l (12×12, :func:`consistent_mass` less
+        :func:`lumped_mass`, the halves the end frames carry) in the co-rotated axes
+        E = [c, e2, e3] (e2: the end triads' mean y axis normal to c); with the end
+        points' accelerations a_Pi = V̇i + ω̇i × a_i + ωi × (ωi × a_i) and ω̇i, f =
+        ΔM·(Eᵀa_P1, Eᵀω̇1, Eᵀa_P2, Eᵀω̇2) enters frame i's rows as force E·f_i and
+        moment E·μ_i + a_i × E·f_i (the terms of E's own rate are left out).
+    Jacobian: by complex-step differentiation of (1)-(7) (each frame variable, and
+    each of their derivatives for (7), perturbed by i·1e-30): exact to rounding, no
+    truncation error.
 Outputs
     B.l: chord length (m); B.N: axial force S0, tension positive (N); B.U: strain energy
     (3) (J).
 Example
     ``beam E1 0 N1 EA=2.8e7 EIy=1.4e4 GJ=1.4e4 at1=(0, 0, 0) at2=(1, 0, 0)``
+    ``beam B hub n=8 EA=2.8e7 GJ=1.4e4 EIy=1.4e4 rhoA=1.2 rhoIy=6e-4 at1=(0, 0, 0)
+    at2=(10, 0, 0)`` (a free end B_8)
 """
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -320,11 +341,11 @@ class Beam(ElementType):
     expansion_param = "n"
 
     @classmethod
-    def expand(cls, name, frames, values, locs, loc):
+    def expand(cls, name, label, frames, values, locs, loc):
         problem = chain_problem(frames, values)
         if problem is not None:
             param, message = problem
-            raise ModelError(f"beam {name}: {message}", locs.get(param, loc))
+            raise ModelError(f"beam {label}: {message}", locs.get(param, loc))
         chain_args = {k: v for k, v in values.items() if k not in ("n", "at1", "at2")}
         return chain(name, frames[0], frames[1] if len(frames) == 2 else None,
                      values["at1"], values["at2"], int(values["n"]), **chain_args)

@@ -267,7 +267,8 @@ class Elaborator:
         locs = {name: loc for name, (_, loc) in written.items()}
         for v in st.positional:
             self._node(v, prefix, portmap)               # a bad frame name is told here
-        lines = etype.expand(full, [v.text for v in st.positional], values_si, locs, st.loc)
+        lines = etype.expand(st.name, full, [v.text for v in st.positional], values_si, locs,
+                             st.loc)
         for line in lines:
             inner = prefix + line.name
             if inner in self.names:
