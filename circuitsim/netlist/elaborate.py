@@ -255,7 +255,10 @@ class Elaborator:
         declared = {p.name: p for p in etype.params}
         written = {}
         for a in st.params:
-            written[self._param_name(a.key, declared, etype, full, a.loc)] = (a.value, a.loc)
+            name = self._param_name(a.key, declared, etype, full, a.loc)
+            if name in written:
+                raise NetlistError(f"parameter {name} of {full} is given twice", a.loc)
+            written[name] = (a.value, a.loc)
         for name, (value, loc) in self._overrides_for(full).items():
             written[self._param_name(name, declared, etype, full, loc)] = (value, loc)
         if etype.expansion_param not in written:
