@@ -161,6 +161,7 @@ def test_flows_balance(keyword, etype, variant, form):
     forces on the frames they join."""
     if len(etype.ports) < 2 or etype.implicit_ports:
         pytest.skip("element tied to ground")
+    _skip_unbalanced(variant)
     p, _, x, xp, _ = _case(etype, 5, variant, form)
     F = etype.residual(0.3, x, xp, p)
     groups, frame_rows, row = {}, [], 0
@@ -176,6 +177,17 @@ def test_flows_balance(keyword, etype, variant, form):
     if len(frame_rows) > 1:               # Newton's third law between frames
         total = sum(F[:, r:r + 3] for r in frame_rows)
         np.testing.assert_allclose(total, 0.0, atol=1e-12)
+
+
+def _skip_unbalanced(variant):
+    """A beam element with mass=consistent carries inertia of its own: the forces it
+    applies are not balanced, they change its momentum (tests/test_beam.py checks that
+    mass by the cantilever's frequencies). With stiffening=off its axial force acts
+    along the reference frame's axis, not the chord: the couple that leaves goes to the
+    reference frame (the ground here)."""
+    variant = variant or {}
+    if variant.get("mass") == "consistent" or variant.get("stiffening") == "off":
+        pytest.skip("the element's forces are not balanced among its frames")
 
 
 def _frame_wrenches(etype, x, F):
@@ -213,6 +225,7 @@ def test_wrenches_on_the_frames_balance(keyword, etype, variant, form, seed):
     (it has no inertia, and angular momentum is conserved): Σ F_i = 0 and, about the
     global origin, Σ (p_i × F_i + M_i) = 0, at random states of both bodies (positions,
     non-unit quaternions, velocities) and of the element, to 1e-12 of the largest term."""
+    _skip_unbalanced(variant)
     p, _, x, xp, _ = _case(etype, seed, variant, form)
     force, moment, scale = wrench_imbalance(etype, x, etype.residual(0.3, x, xp, p))
     assert scale > 1e-3, f"{keyword}: no load on the frames, nothing checked"

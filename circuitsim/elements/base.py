@@ -282,6 +282,9 @@ class ElementType:
     # (a marker at its point), 'slider' (a marker and a line between its two ends),
     # 'spring' (a line between its attachment points); '' not drawn.
     drawn_as: ClassVar[str] = ""
+    # A parameter that makes one written line stand for several statements (a beam's
+    # n=): when it is written, the elaborator asks :meth:`expand` for them.
+    expansion_param: ClassVar[str | None] = None
 
     # --- structure -------------------------------------------------------------------
     @classmethod
@@ -318,6 +321,17 @@ class ElementType:
         mask = np.zeros(cls.nvars(n_extra), dtype=bool)
         mask[list(cls.differential_vars)] = True
         return mask
+
+    @classmethod
+    def expand(cls, name: str, label: str, frames: list, values: dict, locs: dict,
+               loc) -> list:
+        """The statements one line stands for when ``expansion_param`` is written: a list
+        of objects with ``keyword``, ``name`` (made from ``name``, the line's name as
+        written), ``ports`` (node names as written) and ``params`` (SI values: float,
+        tuple or choice). ``label``: the line's full name, for messages; ``frames``: the
+        ports as written; ``values``: the parameters written, in SI; ``locs``: where
+        each was written. Raise ModelError (at its loc) on bad input."""
+        raise NotImplementedError
 
     @classmethod
     def check(cls, inst: ElementInstance) -> None:

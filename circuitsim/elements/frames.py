@@ -8,6 +8,7 @@ r + A(q)·x_l and moves with V + ω × (A(q)·x_l).
 import numpy as np
 
 from . import quaternion
+from .base import Param
 
 NV = 13                      # local variables of a frame port
 V, W, R, Q = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 13)
@@ -46,6 +47,14 @@ def local_offset(frame_state: dict, point: np.ndarray) -> np.ndarray:
     q = np.array([frame_state[k] for k in ("q0", "q1", "q2", "q3")])
     r0 = np.array([frame_state[k] for k in ("x", "y", "z")])
     return quaternion.dcm(q).T @ (np.asarray(point, dtype=float) - r0)
+
+
+def point_params(what: str) -> tuple:
+    """The parameters at1, at2 of an element between two points of two frames: each
+    ``what`` on frame i, global coordinates at t = 0, default the frame's centre of mass."""
+    return tuple(Param(f"at{i}", "m", default=None, kind="vector", size=3,
+                       description=f"{what} on frame {i}, global coordinates at t = 0 "
+                       "(default: its centre of mass)") for i in (1, 2))
 
 
 def global_point(frames: dict, nodes: list, atframe: str, point) -> np.ndarray:

@@ -37,7 +37,7 @@ import numpy as np
 
 from . import quaternion
 from .base import ElementType, Output, Param, Port
-from .frames import NV, Q, R, V, W, arm, local_offset, skew
+from .frames import NV, Q, R, V, W, arm, local_offset, point_params, skew
 
 EPS = 1e-9                 # m: smooth floor of the length (equation (1))
 NVARS = NROWS = 2 * NV
@@ -74,12 +74,7 @@ class Spring3D(ElementType):
                     "action", nonnegative=True),
               Param("L0", "m", default=None, description="free length (default: the "
                     "initial distance of the two points)", nonnegative=True),
-              Param("at1", "m", default=None, description="attachment point on frame 1, "
-                    "global coordinates at t = 0 (default: its centre of mass)",
-                    kind="vector", size=3),
-              Param("at2", "m", default=None, description="attachment point on frame 2, "
-                    "global coordinates at t = 0 (default: its centre of mass)",
-                    kind="vector", size=3))
+              *point_params("attachment point"))
     outputs = (Output("L", "m", "length: distance between the two attachment points"),
                Output("f", "N", "tension k·(L − L0) + c·dL/dt (positive when stretched)"),
                Output("U", "J", "potential energy ½·k·(L − L0)²", kind="energy"))

@@ -242,8 +242,50 @@ class Elaborator:
                     raise NetlistError(f"unknown element type '{st.type}'", st.loc,
                                        did_you_mean(st.type, known))
                 self._instantiate(st, sub, full, prefix, portmap, scope, depth)
-            else:
+            elif not self._expansion(st, etype, full, prefix, portmap, scope):
                 self._primitive(st, etype, full, prefix, portmap, scope)
+
+    def _expansion(self, st, etype, full, prefix, portmap, scope) -> bool:
+        """A line that stands for several statements (a beam written with n=): its
+        parameters evaluated to SI, the element type's :meth:`expand` asked for the
+        statements, each elaborated as if written on this line (errors point here).
+        False when the line is an ordinary one."""
+        if etype.expansion_param is None:
+            return False
+        declared = {p.name: p for p in etype.params}
+        written = {}
+        for a in st.params:
+            name = self._param_name(a.key, declared, etype, full, a.loc)
+            if name in written:
+                raise NetlistError(f"parameter {name} of {full} is given twice", a.loc)
+            written[name] = (a.value, a.loc)
+        for name, (value, loc) in self._overrides_for(full).items():
+            written[self._param_name(name, declared, etype, full, loc)] = (value, loc)
+        if etype.expansion_param not in written:
+            return False
+        values_si = {name: self._convert_value(declared[name], value, scope, None, None,
+                                               f"{etype.keyword} {full}: {name}", prefix,
+                                               portmap)
+                     for name, (value, _) in written.items()}
+        locs = {name: loc for name, (_, loc) in written.items()}
+        for v in st.positional:
+            self._node(v, prefix, portmap)               # a bad frame name is told here
+        lines = etype.expand(st.name, full, [v.text for v in st.positional], values_si, locs,
+                             st.loc)
+        for line in lines:
+            inner = prefix + line.name
+            if inner in self.names:
+                raise NetlistError(f"{etype.keyword} {full} makes an element or body named "
+                                   f"'{inner}', which is already used (line "
+                                   f"{self.names[inner].line})", st.name_loc)
+            self.names[inner] = st.name_loc
+            params = [ast.Assign(k, _ast_value(v, locs.get(k, st.loc)), locs.get(k, st.loc))
+                      for k, v in line.params.items()]
+            ports = [ast.Ident(st.loc, text, name=text) for text in line.ports]
+            self._primitive(ast.ElementStmt(line.keyword, line.name, ports, params, st.loc,
+                                            st.name_loc),
+                            lookup(line.keyword), inner, prefix, portmap, scope)
+        return True
 
     def _overrides_for(self, full: str) -> dict:
         out = {}
@@ -669,6 +711,16 @@ def _large_angles(par, value, what: str) -> list:
             for item, unit in zip(items, units)
             if unit == "rad" and isinstance(item, ast.Number) and not item.suffix
             and abs(item.mantissa) > 2 * np.pi]
+
+
+def _ast_value(v, loc) -> ast.Value:
+    """An SI value made by an expansion as the syntax tree of the number it is."""
+    if isinstance(v, str):
+        return ast.Ident(loc, v, name=v)
+    if np.ndim(v):
+        items = [_ast_value(c, loc) for c in v]
+        return ast.Vector(loc, "(" + ", ".join(i.text for i in items) + ")", items=items)
+    return ast.Number(loc, f"{float(v):.17g}", mantissa=float(v))
 
 
 def studies(statements: list) -> dict:
