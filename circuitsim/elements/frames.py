@@ -13,12 +13,15 @@ NV = 13                      # local variables of a frame port
 V, W, R, Q = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 13)
 
 
+# a × b = a[P]·b[Q] − a[Q]·b[P], component by component
+_P, _Q = np.array([1, 2, 0]), np.array([2, 0, 1])
+
+
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a × b over the last axis (…,3); np.cross costs ~10x more on small arrays, and
-    this sits in every residual evaluation of every 3D element."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    this sits in every residual evaluation of every 3D element (the index form: fewer
+    numpy calls than component by component, the same products)."""
+    return a[..., _P] * b[..., _Q] - a[..., _Q] * b[..., _P]
 
 
 def skew(a: np.ndarray) -> np.ndarray:
