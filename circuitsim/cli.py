@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from . import __version__, api, parallel
+from .heap import keep_freed_memory
 from . import studies as studies_mod
 from .scene import scene_of
 from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
@@ -533,6 +534,7 @@ def _handle_termination() -> None:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    keep_freed_memory()
     if threading.current_thread() is threading.main_thread():
         _handle_termination()
     try:
