@@ -184,8 +184,9 @@ def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:
 def _recorded_names(system: System) -> tuple:
     """(every variable, the recorded ones: the .probe list, else every variable)."""
     all_names = list(system.names) + system.output_names()
+    known = set(all_names)                  # a list's `in` made this quadratic in N
     for name, loc in system.circuit.probes:
-        if name not in all_names:
+        if name not in known:
             raise NetlistError(f".probe: no variable '{name}'", loc,
                                did_you_mean(name, all_names))
     probes = [name for name, _ in system.circuit.probes]
@@ -275,7 +276,11 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         start.warnings += _fast_inputs(c, t_end)
     if on_start is not None:
         on_start(start)
-    cols = [all_names.index(p) for p in names] if names != all_names else None
+    if names != all_names:
+        column = {name: i for i, name in enumerate(all_names)}
+        cols = [column[p] for p in names]
+    else:
+        cols = None
 
     def recorded(T, Y, YP):
         data = np.concatenate([Y, system.compute_outputs(np.asarray(T), Y, YP)], axis=1)

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
 import numpy as np
 import scipy.linalg
 
 from ..elements.base import FRAME_VARS
+from ..runtime.graphs import has_cycle
 
 RANK_TOL = 1e-9          # relative pivot size below which a loop row is redundant
 IMPLIED_TOL = 1e-6       # relative coefficient for a row to count as "repeated"
@@ -143,7 +143,7 @@ def analyse(system, y: np.ndarray) -> Mobility:
     n = system.n
     mob.bodies = sum(len(g.instances) for g in system.groups if g.etype.implicit_ports)
     rows, blocks = [], []                       # Row, (global cols, coefficients)
-    graph = nx.Graph()
+    edges = []                                  # the body–joint graph
     for g in constraint_groups(system):
         names = [inst.name for inst in g.instances]
         if not g.etype.is_rigid(g.p):
@@ -158,13 +158,13 @@ def analyse(system, y: np.ndarray) -> Mobility:
                                 _describe(R[i, k]), inst.loc))
                 blocks.append((g.var_idx[i, VEL], R[i, k, VEL]))
             for node in inst.nodes[:2]:
-                graph.add_edge(("joint", inst.name), ("frame", node))
+                edges.append((("joint", inst.name), ("frame", node)))
     mob.rows = len(rows)
     by_joint: dict = {}
     for j, r in enumerate(rows):
         by_joint.setdefault(r.joint, []).append(j)
     redundant = []
-    for block in nx.biconnected_components(graph):
+    for block in _loops(edges):
         members = sorted(item[1] for item in block if item[0] == "joint")
         if len(members) < 2:
             continue                                # a bridge: no loop
@@ -176,6 +176,15 @@ def analyse(system, y: np.ndarray) -> Mobility:
     mob.redundant = redundant
     mob.rank = mob.rows - len(redundant)
     return mob
+
+
+def _loops(edges) -> list:
+    """The biconnected blocks of the body–joint graph, none when it has no cycle (a tree
+    of joints, the usual chain: networkx need not be imported then)."""
+    if not has_cycle(edges):
+        return []
+    import networkx as nx
+    return list(nx.biconnected_components(nx.Graph(edges)))
 
 
 def conditioning(system, y: np.ndarray, max_rows: int | None = None):

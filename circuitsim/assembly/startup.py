@@ -292,8 +292,8 @@ def _shown(a: float, b: float) -> str:
 def _stored_energy(system, y) -> float | None:
     """The sum of the elements' stored energies (kinetic, potential) at y (None when
     no element reports one)."""
-    names = system.output_names()
-    cols = [names.index(n) for n in system.output_names("energy")]
+    column = {name: i for i, name in enumerate(system.output_names())}
+    cols = [column[n] for n in system.output_names("energy")]
     if not cols:
         return None
     out = system.compute_outputs(np.zeros(1), y[None, :system.n], np.zeros((1, system.n)))

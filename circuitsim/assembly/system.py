@@ -38,6 +38,18 @@ class Group:
     row_idx: np.ndarray       # (N, nrows) global equation per local row (n = discarded)
     mask: np.ndarray          # (nrows, nvars) local Jacobian pattern
     jac_map: np.ndarray = None   # (N * nnz_local,) position in CSC data (nnz = trash)
+    jac_take: np.ndarray = None  # (nnz_local,) flat positions of mask in a local block
+
+
+def _gathered(block: np.ndarray, take: np.ndarray) -> np.ndarray:
+    """(N, len(take)) entries of the local blocks (N, nrows, nvars) at flat positions."""
+    return np.take(block.reshape(len(block), -1), take, axis=1)
+
+
+def _is_zero_view(block: np.ndarray) -> bool:
+    """A broadcast scalar zero (np.broadcast_to(0.0, shape)): an element's dF/dx' that
+    it knows to be zero without storing it."""
+    return block.size > 0 and not any(block.strides) and block.flat[0] == 0.0
 
 
 def prepare_params(etype, instances: list):
@@ -260,7 +272,8 @@ class System(DAEProblem):
         position[keep] = inverse
         offset = n                                                # skip the diagonal
         for g in self.groups:
-            m = int(g.mask.sum()) * g.var_idx.shape[0]
+            g.jac_take = np.flatnonzero(g.mask)
+            m = len(g.jac_take) * g.var_idx.shape[0]
             g.jac_map = position[offset:offset + m]
             offset += m
         self._jac_maps = np.concatenate([g.jac_map for g in self.groups])
@@ -318,8 +331,12 @@ class System(DAEProblem):
         for g in self.groups:
             dfdx, dfdxp = g.etype.jacobian(t, ye[g.var_idx], ype[g.var_idx],
                                            g.p_init if init else g.p)
-            # gathered first: the element blocks are mostly outside the pattern
-            parts.append((dfdx[:, g.mask] + cj * dfdxp[:, g.mask]).ravel())
+            # gathered first: the element blocks are mostly outside the pattern (np.take:
+            # 5-10x faster than indexing with g.mask); a read-only zero dF/dx' adds nothing
+            part = _gathered(dfdx, g.jac_take)
+            if not _is_zero_view(dfdxp):
+                part += cj * _gathered(dfdxp, g.jac_take)
+            parts.append(part.ravel())
         return np.bincount(self._jac_maps, np.concatenate(parts), minlength=self.nnz + 1)[:self.nnz]
 
     @property

@@ -112,17 +112,16 @@ class Frames:
 _HALF_NUMERATOR_D2Q = 0.5 * quaternion.NUMERATOR_D2Q.reshape(9, 16)
 
 
+# the rows of E(q) as entries of q: E[k, j] = _E_SIGN[k, j] · q[_E_INDEX[k, j]]
+_E_INDEX = np.array([[1, 2, 3], [0, 3, 2], [3, 0, 1], [2, 1, 0]])
+_E_SIGN = np.array([[-1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0], [1.0, -1.0, 1.0]])
+
+
 def _angle_gradient(q: np.ndarray) -> np.ndarray:
     """2·E(q)/|q|² (N, 4, 3), rows (−q1, −q2, −q3), (q0, q3, −q2), (−q3, q0, q1),
     (q2, −q1, q0)."""
     s = 2.0 / np.einsum("ni,ni->n", q, q)
-    q0, q1, q2, q3 = (q[:, i] * s for i in range(4))
-    E = np.empty((q.shape[0], 4, 3))
-    E[:, 0, 0], E[:, 0, 1], E[:, 0, 2] = -q1, -q2, -q3
-    E[:, 1, 0], E[:, 1, 1], E[:, 1, 2] = q0, q3, -q2
-    E[:, 2, 0], E[:, 2, 1], E[:, 2, 2] = -q3, q0, q1
-    E[:, 3, 0], E[:, 3, 1], E[:, 3, 2] = q2, -q1, q0
-    return E
+    return (q * s[:, None])[:, _E_INDEX] * _E_SIGN
 
 
 def _mT(a: np.ndarray) -> np.ndarray:

@@ -14,12 +14,16 @@ NV = 13                      # local variables of a frame port
 V, W, R, Q = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 13)
 
 
+# a × b = a[P]·b[Q] − a[Q]·b[P]: the six products in one gather each of a and b
+_PQ, _QP = np.array([1, 2, 0, 2, 0, 1]), np.array([2, 0, 1, 1, 2, 0])
+
+
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a × b over the last axis (…,3); np.cross costs ~10x more on small arrays, and
-    this sits in every residual evaluation of every 3D element."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    this sits in every residual evaluation of every 3D element (4 numpy calls; component
+    by component took 10)."""
+    products = a[..., _PQ] * b[..., _QP]
+    return products[..., :3] - products[..., 3:]
 
 
 def skew(a: np.ndarray) -> np.ndarray:

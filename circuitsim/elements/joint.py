@@ -435,14 +435,13 @@ class Joint(ElementType):
         W = cls._rows(prims, lambda pr: pr.W)
         # frame rows (1): −Wᵀλ − W_fᵀτ (+ Gᵀμ), ∓ M
         J[:, :NV2, L] = -np.swapaxes(W, 1, 2)
-        frame = 0.0
+        frame = J[:, :NV2, :NV2]          # the terms summed in place: no (N, 26, 26) temporaries
         for prim, sl in parts:
-            frame = frame - prim.force_jacobian(lam[:, sl])
+            frame -= prim.force_jacobian(lam[:, sl])
             if position:
-                frame = frame + prim.hessian(mu[:, sl] * act[:, sl])
+                frame += prim.hessian(mu[:, sl] * act[:, sl])
         for i, fl in enumerate(flanges):
-            frame = frame - fl.force_jacobian(tau[:, i:i + 1])
-        J[:, :NV2, :NV2] = frame
+            frame -= fl.force_jacobian(tau[:, i:i + 1])
         dM = cls.added_torque_jacobian(x, p)
         if dM is not None:
             J[:, W1] += dM

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import os
 
-import networkx as nx
-
 from ..elements.base import DOMAINS
 from ..errors import NetlistError
+from ..runtime.graphs import UnionFind, connected_components, forest_path
 from ..runtime.names import GROUND
 
 DEFAULT_DOMAIN = "electrical"
@@ -23,7 +22,7 @@ def infer_domains(pending: list) -> dict:
     Returns node -> (domain or None, allowed set). Raises NetlistError on a mismatch,
     naming the node and the two elements that disagree.
     """
-    uf = nx.utils.UnionFind()
+    uf = UnionFind()
     for el in pending:
         for port, node in scalar_ports(el):
             if node != GROUND:
@@ -97,32 +96,30 @@ def owned_nodes(el) -> list:
             if p.param is not None and n == f"{el.name}.{p.name}"]
 
 
-def _connection_graph(pending: list, skip=lambda el: False) -> nx.Graph:
-    """Nodes joined by elements: ports of one group are joined to each other; a port
-    alone in its group (mass, inertia, a body's nodes) joins its node to ground."""
-    g = nx.Graph()
-    g.add_node(GROUND)
+def _connection_graph(pending: list, skip=lambda el: False) -> tuple:
+    """(nodes, edges) of the nodes joined by elements: ports of one group are joined to
+    each other; a port alone in its group (mass, inertia, a body's nodes) joins its node
+    to ground."""
+    nodes, edges = {GROUND: None}, []
     for el in pending:
         for port, node in scalar_ports(el):
-            g.add_node(node)
+            nodes[node] = None
         if skip(el):
             continue
         groups: dict = {}
         for port, node in scalar_ports(el):
             groups.setdefault(port.group, []).append(node)
-        for nodes in groups.values():
-            if len(nodes) == 1:
-                nodes = nodes + [GROUND]
-            for a, b in zip(nodes, nodes[1:]):
-                g.add_edge(a, b, element=el)
-    return g
+        for group in groups.values():
+            if len(group) == 1:
+                group = group + [GROUND]
+            edges += zip(group, group[1:])
+    return list(nodes), edges
 
 
 def check_connectivity(pending: list, first_use: dict) -> list:
     """Floating nodes and flow-source cut-sets are errors; nodes touched by a single
     terminal are returned as warnings [(message, loc)]."""
-    full = _connection_graph(pending)
-    for comp in nx.connected_components(full):
+    for comp in connected_components(*_connection_graph(pending)):
         if GROUND not in comp:
             nodes = sorted(comp, key=lambda n: (first_use[n].line if first_use.get(n) else 0, n))
             raise NetlistError(
@@ -132,7 +129,7 @@ def check_connectivity(pending: list, first_use: dict) -> list:
                 "or a mass)", first_use.get(nodes[0]))
 
     no_flow = _connection_graph(pending, skip=lambda el: el.type.is_flow_source)
-    for comp in nx.connected_components(no_flow):
+    for comp in connected_components(*no_flow):
         if GROUND not in comp:
             node = sorted(comp)[0]
             sources = sorted({el.name for el in pending if el.type.is_flow_source
@@ -164,7 +161,9 @@ def check_connectivity(pending: list, first_use: dict) -> list:
 
 def check_potential_loops(pending: list) -> None:
     """Potential sources forming a loop (or shorted) over-determine the potentials."""
-    g = nx.Graph()
+    joined = UnionFind()
+    adjacency: dict = {}        # a forest until the first loop, which is reported
+    element: dict = {}
     for el in pending:
         if not el.type.is_potential_source:
             continue
@@ -172,11 +171,13 @@ def check_potential_loops(pending: list) -> None:
         if a == b:
             raise NetlistError(f"potential source {el.name} is connected to node '{a}' at "
                                "both ends (a loop of potential sources)", el.loc)
-        if g.has_node(a) and g.has_node(b) and nx.has_path(g, a, b):
-            path = nx.shortest_path(g, a, b)
-            names = [g.edges[u, v]["element"].name for u, v in zip(path, path[1:])]
+        if joined.union(a, b):
+            path = forest_path(adjacency, a, b)
+            names = [element[frozenset(e)].name for e in zip(path, path[1:])]
             raise NetlistError(
                 f"potential sources {', '.join(names + [el.name])} form a loop "
                 f"({' - '.join(path + [path[0]])}): their potentials over-determine the "
                 "circuit; remove one or put a resistance in series", el.loc)
-        g.add_edge(a, b, element=el)
+        adjacency.setdefault(a, set()).add(b)
+        adjacency.setdefault(b, set()).add(a)
+        element[frozenset((a, b))] = el
