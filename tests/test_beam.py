@@ -249,18 +249,19 @@ def test_reference_model_of_the_spin_up_converges():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("ws", [4.0, 6.0])
-def test_spin_up_tip_deflection_against_a_planar_stiffened_model(ws):
-    # through the hub's spin-up (Ts = 15 s) and 5 s at ωs, n = 16 elements; with n = 8
-    # the peak is 1.45 % (ωs = 4) and 1.44 % (6) too deep: the lumped chain is softer
-    # in its first mode by h²
-    t, v, _ = spin_up(ws, 16, 20.0, rtol=1e-5)
+@pytest.mark.parametrize("ws, t_end", [(4.0, 8.0), (6.0, 20.0)])
+def test_spin_up_tip_deflection_against_a_planar_stiffened_model(ws, t_end):
+    # n = 16 elements; ωs = 4 through the first peak (t ≈ 7 s), ωs = 6 through the
+    # hub's spin-up (Ts = 15 s) and 5 s at ωs (benchmarks/beam_spinup.py runs both to
+    # 20 s). With n = 8 the peak is 1.45 % (ωs = 4) and 1.44 % (6) too deep: the lumped
+    # chain is softer in its first mode by h²
+    t, v, _ = spin_up(ws, 16, t_end, rtol=1e-5)
     ref = reference_tip(ws, t)
     peak, ref_peak = v[np.argmax(abs(v))], ref[np.argmax(abs(ref))]
-    assert abs(peak / ref_peak - 1) < 2e-2          # measured 0.34 % (ωs = 4), 0.29 % (6)
-    assert np.max(abs(v - ref)) < 1e-2 * abs(ref_peak)   # measured 0.62 %, 0.54 %
+    assert abs(peak / ref_peak - 1) < 2e-2          # measured 0.23 % (ωs = 4), 0.29 % (6)
+    assert np.max(abs(v - ref)) < 1e-2 * abs(ref_peak)   # measured 0.44 %, 0.54 %
     # at ωs the stiffened blade stays straight: a small oscillation about v = 0
-    assert np.max(abs(v[t >= TS])) < 2e-2 * abs(ref_peak)    # measured 0.88 %, 0.76 %
+    assert np.max(abs(v[t >= TS]), initial=0) < 2e-2 * abs(ref_peak)   # measured 0.76 %
 
 
 @pytest.mark.slow
@@ -279,11 +280,11 @@ def test_without_stiffening_the_spin_up_diverges():
     # rotating-frame softening −θ̇²·v is not balanced once θ̇ exceeds the first bending
     # frequency at rest (3.80 rad/s): it follows the reference model without its
     # tension term, then grows without bound while the stiffened blade stays < 0.58 m
-    t, v, _ = spin_up(6.0, 8, 10.0, rtol=1e-4, study="linear")
+    t, v, _ = spin_up(6.0, 8, 9.0, rtol=1e-4, study="linear")
     linear = reference_tip(6.0, t, stiffening=False)
     early = t <= 6.0
     assert np.max(abs(v - linear)[early]) < 5e-2 * np.max(abs(linear[early]))  # measured 2.9 %
-    assert abs(v[-1]) > 100 * 0.5744                  # measured −2.0e3 m at 10 s (reference −72 m)
+    assert abs(v[-1]) > 10 * 0.5744               # measured −25 m at 9 s (reference −7.4 m)
 
 
 def _netlist_blocks(page):
@@ -316,19 +317,20 @@ def test_flexible_arm_in_3d_and_in_the_plane_give_the_same_planar_motion(tmp_pat
     from pathlib import Path
     from circuitsim import cli
     path = Path(__file__).parents[1] / "netlists" / "flexible_arm.cir"
-    net = circuitsim.load(path)
-    full, planar = net.simulate(), net.simulate(study="planar")
+    out = tmp_path / "arm.csv"
+    assert cli.main(["run", str(path), "--study", "planar", "--out", str(out), "--plot",
+                     "B_6.x", "B_6.y", "--quiet"]) == 0
+    assert (tmp_path / "arm.png").read_bytes()[:4] == b"\x89PNG"
+    table = np.genfromtxt(out, delimiter=",", names=True)
+    planar = {name: table[name.replace(".", "")] for name in ("B_6.x", "B_6.y", "B_6.z",
+                                                              "JA.angle")}
+    full = circuitsim.load(path).simulate()
     assert np.all(planar["B_6.z"] == 0) and full["B_6.z"].min() < -0.02
     lag = -planar["B_6.x"] * np.sin(planar["JA.angle"]) + planar["B_6.y"] * np.cos(
         planar["JA.angle"])
     assert lag.min() < -0.015                      # the tip lags during the spin-up
     apart = np.hypot(full["B_6.x"] - planar["B_6.x"], full["B_6.y"] - planar["B_6.y"])
     assert apart.max() < 1e-3                      # measured 4.3e-4 m
-    out = tmp_path / "arm.csv"
-    assert cli.main(["run", str(path), "--study", "planar", "--out", str(out), "--plot",
-                     "B_6.x", "B_6.y", "--quiet"]) == 0
-    png = tmp_path / "arm.png"
-    assert out.exists() and png.read_bytes()[:4] == b"\x89PNG"
 
 
 def test_a_beam_inside_a_subcircuit_has_scoped_names():
