@@ -59,7 +59,9 @@ class Frames:
         self.x = x
         self.q = (x[:, Q1], x[:, Q2])
         self.p = (x[:, P1], x[:, P2])
-        self.A = tuple(quaternion.dcm(q) for q in self.q)
+        # both frames' quaternions as rows of one (2N, 4) array: one call per quantity
+        self._q12 = x[:, _Q12].reshape(-1, 4)
+        self.A = _pair(quaternion.dcm(self._q12))
         self._E = None
 
     @property
@@ -67,7 +69,7 @@ class Frames:
         """Columns of 2·E(q)/|q|² (N, 4, 3): ∂θ/∂q_k of the global rotation angle, so that
         ∂(A·c)/∂q_k = (2E/|q|²)_k × (A·c) (A = dcm(q/|q|); E·q = 0)."""
         if self._E is None:
-            self._E = tuple(_angle_gradient(q) for q in self.q)
+            self._E = _pair(_angle_gradient(self._q12))
         return self._E
 
     def spin(self, i: int, xdot: np.ndarray) -> np.ndarray:
@@ -106,6 +108,15 @@ class Frames:
         qq = q[..., :, None] * q[..., None, :]
         return (2.0 * K / s - 4.0 * (outer + _mT(outer)) / s ** 2
                 - 2.0 * qKq * np.eye(4) / s ** 2 + 8.0 * qKq * qq / s ** 3)
+
+
+_Q12 = np.r_[Q1, Q2]
+
+
+def _pair(rows: np.ndarray) -> tuple:
+    """(frame 1, frame 2) of per-quaternion values computed on the (2N, 4) rows."""
+    both = rows.reshape((-1, 2) + rows.shape[1:])
+    return both[:, 0], both[:, 1]
 
 
 # ½ ∂²N_jl/∂q_k∂q_r as a (9, 16) matrix: rows (j, l), columns (k, r)
