@@ -253,14 +253,7 @@ class Elaborator:
         if etype.expansion_param is None:
             return False
         declared = {p.name: p for p in etype.params}
-        written = {}
-        for a in st.params:
-            name = self._param_name(a.key, declared, etype, full, a.loc)
-            if name in written:
-                raise NetlistError(f"parameter {name} of {full} is given twice", a.loc)
-            written[name] = (a.value, a.loc)
-        for name, (value, loc) in self._overrides_for(full).items():
-            written[self._param_name(name, declared, etype, full, loc)] = (value, loc)
+        written = self._written_params(st, declared, etype, full)
         if etype.expansion_param not in written:
             return False
         values_si = {name: self._convert_value(declared[name], value, scope, None, None,
@@ -287,6 +280,20 @@ class Elaborator:
                             lookup(line.keyword), inner, prefix, portmap, scope)
         return True
 
+    def _written_params(self, st, declared, etype, full, given=None) -> dict:
+        """{parameter: (value, loc)} of a line: ``given`` (a positional parameter), its
+        key=value parameters (one written twice is an error), then the study's or the
+        caller's overrides for this element."""
+        out = dict(given or {})
+        for a in st.params:
+            name = self._param_name(a.key, declared, etype, full, a.loc)
+            if name in out:
+                raise NetlistError(f"parameter {name} of {full} is given twice", a.loc)
+            out[name] = (a.value, a.loc)
+        for name, (value, loc) in self._overrides_for(full).items():
+            out[self._param_name(name, declared, etype, full, loc)] = (value, loc)
+        return out
+
     def _overrides_for(self, full: str) -> dict:
         out = {}
         for (owner, name), (value, loc) in self.element_overrides.items():
@@ -309,8 +316,7 @@ class Elaborator:
             nodes = [self._node(v, prefix, portmap) for v in st.positional[:nports]]
         extra = st.positional[nports:]
         declared = {p.name: p for p in etype.params}
-        assigns: dict = {}
-        locs: dict = {}
+        given: dict = {}
         if extra:
             keyed = {self._param_name(a.key, declared, etype, full, a.loc) for a in st.params}
             if etype.implicit_ports:
@@ -323,18 +329,10 @@ class Elaborator:
                     f"{etype.keyword} {full} takes {nports} port(s) "
                     f"({' '.join(p.name for p in written)}); '{extra[0].text}' is one "
                     "too many (parameters are written key=value)", extra[0].loc)
-            assigns[etype.positional_param] = (extra[0], scope)
-            locs[etype.positional_param] = extra[0].loc
-        for a in st.params:
-            name = self._param_name(a.key, declared, etype, full, a.loc)
-            if name in assigns:
-                raise NetlistError(f"parameter {name} of {full} is given twice", a.loc)
-            assigns[name] = (a.value, scope)
-            locs[name] = a.loc
-        for name, (value, loc) in self._overrides_for(full).items():
-            name = self._param_name(name, declared, etype, full, loc)
-            assigns[name] = (value, scope)
-            locs[name] = loc
+            given[etype.positional_param] = (extra[0], extra[0].loc)
+        written = self._written_params(st, declared, etype, full, given)
+        assigns = {name: (value, scope) for name, (value, _) in written.items()}
+        locs = {name: loc for name, (_, loc) in written.items()}
         if not etype.implicit_ports:   # ports named by a parameter (a joint's flange)
             for port in etype.ports:
                 if port.param is None:
