@@ -22,16 +22,18 @@ def test_free_body_rows_are_newton_with_gravity():
     rng = np.random.default_rng(0)
     g = np.array([0.0, 0.0, -9.81])
     _, p = group(m=2.5, J=np.array([1.0, 2.0, 3.0]), g=g)
-    x, xp = rng.normal(size=(1, 13)), rng.normal(size=(1, 13))
-    x[0, 3:6] = 0.0                                    # no angular velocity
-    x[0, 9:] = quat.normalise(x[0, 9:])
+    x, xp = rng.normal(size=(1, 16)), rng.normal(size=(1, 16))
+    x[0, 13:16] = 0.0                                  # no angular velocity
+    x[0, 9:13] = quat.normalise(x[0, 9:13])
     F = Body.residual(0.0, x, xp, p)[0]
     np.testing.assert_allclose(F[0:3], 2.5 * xp[0, 0:3] - 2.5 * g, rtol=0, atol=1e-14)
-    A = quat.dcm(x[0, 9:])
+    A = quat.dcm(x[0, 9:13])
+    # A·Jc·ω_b' = (A·Jc·Aᵀ)·(A·ω_b'): the global inertia times the global angular acceleration
     J = A @ np.diag([1.0, 2.0, 3.0]) @ A.T
-    np.testing.assert_allclose(F[3:6], J @ xp[0, 3:6], rtol=0, atol=1e-13)
+    np.testing.assert_allclose(F[3:6], J @ (A @ xp[0, 13:16]), rtol=0, atol=1e-13)
     np.testing.assert_allclose(F[6:9], xp[0, 6:9] - x[0, 0:3], rtol=0, atol=1e-15)
-    np.testing.assert_allclose(F[9:], xp[0, 9:], rtol=0, atol=1e-15)   # q' = 0 when ω = 0
+    np.testing.assert_allclose(F[9:13], xp[0, 9:13], rtol=0, atol=1e-15)  # q' = 0 when ω = 0
+    np.testing.assert_allclose(F[13:16], -A.T @ x[0, 3:6], rtol=0, atol=1e-15)   # ω_b − Aᵀω
 
 
 def test_quaternion_rate_moves_the_dcm_by_the_body_rate():
@@ -40,8 +42,8 @@ def test_quaternion_rate_moves_the_dcm_by_the_body_rate():
     _, p = group(m=1.0, J=np.ones(3))
     for _ in range(5):
         q, w = quat.normalise(rng.normal(size=4)), rng.normal(size=3)
-        x = np.concatenate([np.zeros(3), w, np.zeros(3), q])[None]
-        qdot = -Body.residual(0.0, x, np.zeros((1, 13)), p)[0, 9:]
+        x = np.concatenate([np.zeros(3), w, np.zeros(3), q, quat.dcm(q).T @ w])[None]
+        qdot = -Body.residual(0.0, x, np.zeros((1, 16)), p)[0, 9:13]
         h = 1e-6
         dA = (quat.dcm(q + h * qdot) - quat.dcm(q - h * qdot)) / (2 * h)
         A = quat.dcm(q)
@@ -73,12 +75,13 @@ def test_initial_state_projection_and_checks():
                     w=np.array([7.0, 8, 9]), q=np.array([2.0, 0, 0, 0]))
     s0 = Body.initial_state(inst)
     assert list(s0) == ["vx", "vy", "vz", "wx", "wy", "wz", "x", "y", "z",
-                        "q0", "q1", "q2", "q3"]
-    assert list(s0.values()) == [4, 5, 6, 7, 8, 9, 1, 2, 3, 1, 0, 0, 0]
-    xs = np.array([[1.0, 2, 3, -0.6, 0, 0.8, 0.2]])
+                        "q0", "q1", "q2", "q3", "wbx", "wby", "wbz"]
+    assert list(s0.values()) == [4, 5, 6, 7, 8, 9, 1, 2, 3, 1, 0, 0, 0, 7, 8, 9]
+    xs = np.array([[1.0, 2, 3, -0.6, 0, 0.8, 0.2, 7, 8, 9]])
     out = Body.project(xs)
-    assert np.linalg.norm(out[0, 3:]) == pytest.approx(1.0, abs=1e-15)
+    assert np.linalg.norm(out[0, 3:7]) == pytest.approx(1.0, abs=1e-15)
     assert out[0, 3] < 0 and np.all(out[0, :3] == xs[0, :3])       # sign and r kept
+    assert np.all(out[0, 7:] == xs[0, 7:])                          # ω_b kept
     with pytest.raises(ModelError, match="at most one orientation"):
         group(m=1.0, J=np.ones(3), q=np.array([1.0, 0, 0, 0]), euler=np.zeros(3))
     with pytest.raises(ModelError, match="positive definite"):
@@ -87,11 +90,14 @@ def test_initial_state_projection_and_checks():
 
 def torque_free(gyro: float):
     """Jc = diag(1, 2, 3), ω0 = (0.01, 1, 0) in the body frame (near the unstable middle
-    axis), a tilted initial pose; 20 s with solve_ivp on the element's own residual."""
+    axis), a tilted initial pose; 20 s with solve_ivp on the element's own residual in
+    its initialisation form, where ω_b − Aᵀω = 0 is differentiated: an ODE."""
     q0 = quat.from_axis_angle([1.0, 2.0, -0.5], 0.8)
-    w0 = quat.dcm(q0) @ [0.01, 1.0, 0.0]                 # global components
+    w0_body = np.array([0.01, 1.0, 0.0])
+    w0 = quat.dcm(q0) @ w0_body                          # global components
     _, p = group(m=1.5, J=np.array([1.0, 2.0, 3.0]), gyro=gyro, v=np.array([0.3, 0, 0]))
-    x0 = np.concatenate([[0.3, 0.0, 0.0], w0, np.zeros(3), q0])
+    p = Body.initialisation_params(p)
+    x0 = np.concatenate([[0.3, 0.0, 0.0], w0, np.zeros(3), q0, w0_body])
 
     def rhs(t, y):    # F = M(x)·x' + F(x, 0) is linear in x': solve it for x'
         x = y[None]
@@ -111,9 +117,10 @@ def test_torque_free_body_conserves_energy_and_momentum():
     momentum_drift = np.linalg.norm(H - H[0], axis=1).max() / np.linalg.norm(H[0])
     assert energy_drift < 1e-8 and momentum_drift < 1e-8     # observed: 3.1e-10, 1.1e-9
     # it is not a trivial steady spin: ω in the body frame flips (tennis-racket effect)
-    w_body = np.einsum("tji,tj->ti", quat.dcm(sol.y[9:].T), sol.y[3:6].T)
+    w_body = np.einsum("tji,tj->ti", quat.dcm(sol.y[9:13].T), sol.y[3:6].T)
     assert w_body[:, 1].min() < -0.9
-    np.testing.assert_allclose(np.linalg.norm(sol.y[9:], axis=0), 1.0, atol=1e-9)
+    np.testing.assert_allclose(w_body, sol.y[13:16].T, atol=1e-8)       # ω_b = Aᵀω holds
+    np.testing.assert_allclose(np.linalg.norm(sol.y[9:13], axis=0), 1.0, atol=1e-9)
 
 
 def test_without_gyroscopic_term_momentum_is_not_conserved():

@@ -132,7 +132,7 @@ def test_chain_generator_command_line():
     assert out == chain_netlist(3, "velocity")
     assert out.count("\nbody ") == 3 and out.count("model=velocity") == 3
     net = circuitsim.parse(out)
-    assert net.check().unknowns == 3 * 13 + 3 * 6
+    assert net.check().unknowns == 3 * 16 + 3 * 6              # a body 16, a joint 6
 
 
 def _seconds_per_step(n: int) -> float:

@@ -151,7 +151,7 @@ def preference(system) -> np.ndarray:
     tier = np.full(system.n + 2, OTHER)
     for g in system.groups:
         if g.etype.implicit_ports:
-            tier[g.var_idx[:, 0:6].ravel()] = BODY_VELOCITY
+            tier[g.var_idx.ravel()] = BODY_VELOCITY        # V, ω and the body-axes ω_b
             tier[g.var_idx[:, 6:13].ravel()] = BODY_POSE
     for g in _joints(system):
         if g.etype.coordinate_names():

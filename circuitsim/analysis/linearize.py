@@ -47,6 +47,7 @@ from ..files import replaced
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from . import invariants as inv
 
+ROUNDING_TOL = 1e-14     # an entry this small relative to its whole equation is rounding
 RANK_TOL = 1e-9          # relative singular value: a constraint row (or a direction) counts
 SELECT_TOL = 1e-6        # relative part of a candidate row outside the chosen ones
 INPUT_STEP = 1e-6        # relative difference step of an input (the equations are linear
@@ -279,13 +280,34 @@ def _null_space(M: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return scale[:, None] * Vh[rank:].T
 
 
-def _left_null_space(M: np.ndarray) -> np.ndarray:
-    """Columns l with lᵀ·M = 0 (M's rows normalised first; l refers to the raw rows)."""
+def _solved_part(E, J0, d, z, nominal) -> np.ndarray:
+    """[E_d  J0_z]: the equations' parts in the derivatives and the algebraic unknowns,
+    without the entries that are rounding of their whole equation (a joint's velocity
+    row along which a body's ω has no lever arm); a small but real coefficient (a thin
+    beam's rotary inertia) is kept."""
+    whole = np.abs(np.hstack([E, J0])) @ np.concatenate([nominal, nominal])
+    part = np.hstack([E[:, d], J0[:, z]])
+    scaled = np.abs(part) * np.concatenate([nominal[d], nominal[z]])
+    return np.where(scaled > ROUNDING_TOL * whole[:, None], part, 0.0)
+
+
+def _hidden_combinations(system, t, y, yp, d, z, nominal, like=None) -> tuple:
+    """L (n, m): the combinations lᵀ of the equations in which neither a derivative nor
+    an algebraic unknown appears (lᵀ·[E_d  J_z] = 0), and the orthonormal basis U they
+    come from (:func:`_solved_part`, rows normalised). ``like``: the U of a nearby point; the basis is
+    then its projection onto this point's null space, so that L changes smoothly along a
+    motion (its combinations turn with the bodies when they eliminate ω = A·ω_b)."""
+    J0s = system.jacobian(t, y, yp, 0.0)
+    J0, E = J0s.toarray(), (system.jacobian(t, y, yp, 1.0) - J0s).toarray()
+    M = _solved_part(E, J0, d, z, nominal) * np.concatenate([nominal[d], nominal[z]])
     norms = np.linalg.norm(M, axis=1)
-    norms[norms == 0] = 1.0
+    norms = np.where(norms > 0, norms, 1.0)
     U, s, _ = np.linalg.svd(M / norms[:, None])
     rank = int(np.sum(s > RANK_TOL * max(s.max(initial=0.0), 1e-300)))
-    return U[:, rank:] / norms[:, None]
+    U = U[:, rank:]
+    if like is not None:
+        U = U @ (U.T @ like)
+    return U / norms[:, None], U
 
 
 def _constraints(system, t, y, yp, L, pairs, d) -> np.ndarray:
@@ -313,9 +335,7 @@ def reduce(system, t, y, yp, inputs) -> dict:
     diff = np.asarray(system.id) != 0
     d, z = np.flatnonzero(diff), np.flatnonzero(~diff)
     nominal = np.maximum(np.abs(y), np.asarray(system.atol_scale, dtype=float))
-    # hidden constraints: combinations of equations without derivatives or algebraic unknowns
-    L = _left_null_space(np.hstack([E[:, d], J0[:, z]]) * np.concatenate([nominal[d],
-                                                                          nominal[z]]))
+    L, U = _hidden_combinations(system, t, y, yp, d, z, nominal)
     hidden, hidden_u = L.T @ J0[:, d], L.T @ Fu
     size = np.abs(hidden) @ nominal[d] + 1e-300
     for k, u in enumerate(inputs):
@@ -332,12 +352,16 @@ def reduce(system, t, y, yp, inputs) -> dict:
     Phi_dot = np.zeros_like(Phi)
     if moving:
         h = RATE_STEP / np.abs(yp[d] / nominal[d]).max()
-        shift = np.where(diff, yp, 0.0) * h
-        Phi_dot = (_constraints(system, t, y + shift, yp, L, pairs, d)
-                   - _constraints(system, t, y - shift, yp, L, pairs, d)) / (2 * h)
+        # every unknown moves along the motion: the invariants' gradients also depend on
+        # algebraic ones (a body's ω = A·ω_b in its joints' velocity rows)
+        shift = yp * h
+        Phi_dot = (_constraints(system, t, y + shift, yp, _hidden_combinations(
+                        system, t, y + shift, yp, d, z, nominal, like=U)[0], pairs, d)
+                   - _constraints(system, t, y - shift, yp, _hidden_combinations(
+                        system, t, y - shift, yp, d, z, nominal, like=U)[0], pairs, d)) / (2 * h)
     # unknowns (δd', δz); rows: the linearised equations, then Φ·δd' = −Φ̇·N·ξ
     nd = len(d)
-    K = np.vstack([np.hstack([E[:, d], J0[:, z]]),
+    K = np.vstack([_solved_part(E, J0, d, z, nominal),
                    np.hstack([Phi, np.zeros((len(Phi), len(z)))])])
     rhs = -np.vstack([np.hstack([J0[:, d] @ N, Fu]),
                       np.hstack([Phi_dot @ N, np.zeros((len(Phi), len(inputs)))])])

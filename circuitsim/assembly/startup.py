@@ -58,6 +58,7 @@ def kinematic_start(system, y0: np.ndarray) -> StartUp:
     redundant-row flags of the joint groups (set in place)."""
     joints = [g for g in system.groups if g.etype.is_joint]
     if not joints:
+        y0 = _synced(system, y0)
         return StartUp(y0, [], _mobility(system, np.concatenate([y0, (0.0, 1.0)])))
     for g in joints:
         g.etype.set_active(g.p, 1.0)
@@ -101,7 +102,20 @@ def kinematic_start(system, y0: np.ndarray) -> StartUp:
     if mobility:
         switch_off(mobility)
     warnings = mobility.redundancy_warnings() if mobility else []
-    return StartUp(y[:n], notes, mobility, warnings)
+    return StartUp(_synced(system, y[:n]), notes, mobility, warnings)
+
+
+def _synced(system, y):
+    """y with the mirroring states recomputed (a body's ω_b from its ω and q); an
+    ``.ic`` on one of them is an error (it would be overwritten)."""
+    out = system.sync_states(y)
+    for name, (value, loc) in system.circuit.ics.items():
+        index = system.numbering.index.get(name)
+        if index is not None and out[index] != y[index]:
+            raise ModelError(f".ic: {name} follows from the other unknowns ({name} = "
+                             f"{out[index]:.6g} here); set them instead (a body's angular "
+                             "velocity: w= or .ic on its wx, wy, wz)", loc)
+    return out
 
 
 def _mobility(system, y):

@@ -73,7 +73,8 @@ class _InitialisationView(DAEProblem):
 
     def __init__(self, system):
         self.system = system
-        self.n, self.id, self.names = system.n, system.id, system.names
+        self.n, self.names = system.n, system.names
+        self.id = system._differential_ids(init=True)
 
     def residual(self, t, y, yp):
         return self.system.residual(t, y, yp, init=True)
@@ -201,10 +202,13 @@ class System(DAEProblem):
                     units[f"{inst.name}.{item.name}"] = u
         return units
 
-    def _differential_ids(self) -> np.ndarray:
+    def _differential_ids(self, init: bool = False) -> np.ndarray:
+        """1 for the unknowns whose derivative appears, in the run's equations or (init)
+        in those used while initial values are computed."""
         ids = np.zeros(self.n + 2)
         for g in self.groups:
-            mask = g.etype.local_differential(g.var_idx.shape[1] - g.etype.nvars(), g.p)
+            mask = g.etype.local_differential(g.var_idx.shape[1] - g.etype.nvars(),
+                                              g.p_init if init else g.p)
             ids[g.var_idx[:, mask].ravel()] = 1.0
         return ids[:self.n]
 
@@ -233,6 +237,10 @@ class System(DAEProblem):
             local = g.etype.speed_labels(g.var_idx.shape[1] - g.etype.nvars(), g.p)
             for label in (SPEED, SPIN):
                 labels[g.var_idx[:, local == label].ravel()] = label
+        for g in self.groups:
+            if g.etype.body_rates is not None:
+                proxy, original = g.etype.body_rates
+                labels[g.var_idx[:, proxy]] = labels[g.var_idx[:, original]]
         return labels[:self.n]
 
     def classify(self, t0: float, y0: np.ndarray) -> None:
@@ -373,6 +381,15 @@ class System(DAEProblem):
             idx = g.var_idx[:, first:first + len(g.etype.states)]
             y[idx] = g.etype.project(y[idx])
         return y
+
+    def sync_states(self, y: np.ndarray) -> np.ndarray:
+        """y with the states that mirror other unknowns recomputed (``sync_states`` of
+        the element types: a body's ω_b from its ω and q)."""
+        ye = self._extend(y)
+        for g in self.groups:
+            if g.etype.sync_states is not None:
+                ye[g.var_idx] = g.etype.sync_states(ye[g.var_idx])
+        return ye[:self.n]
 
     def _switching_functions(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """Solver hook (17): every switching function, instance by instance in each group

@@ -475,6 +475,14 @@ class ElementType:
     # after each accepted step with the element's own states (N, len(states)), returns
     # them corrected (a body rescales its quaternion to unit length).
     project: ClassVar = None
+    # ``sync_states(x) -> x`` (or None): the local variables (N, nvars) with the states
+    # that mirror other unknowns recomputed from them (a body's ω_b = Aᵀ·ω), called once
+    # the start-up has moved those.
+    sync_states: ClassVar = None
+    # (proxy, original) slices of local variables, or None: the proxy is tested in the
+    # original's place in the local error test and takes the speed label an element
+    # gives the original (a body's ω_b for its ω, which other elements label).
+    body_rates: ClassVar = None
 
     @classmethod
     def mass_properties(cls, inst: ElementInstance) -> tuple | None:

@@ -250,7 +250,8 @@ def _inertia(x, xp, dM, x1, x2, rho1, rho2):
 class Beam(ElementType):
     keyword = "beam"
     dissipating_store = True        # eta
-    # mass=consistent reads the frames' accelerations (V̇, ω̇ of both frames)
+    # mass=consistent reads the frames' accelerations (V̇, ω̇ of both frames):
+    # local_differential declares them for its groups only
     differential_vars = tuple(range(0, 6)) + tuple(range(NV, NV + 6))
     drawn_as = "spring"
     description = ("co-rotational 3D beam element (axial, torsion, bending; large "
@@ -329,7 +330,14 @@ class Beam(ElementType):
 
     @classmethod
     def group_key(cls, inst):
-        return (inst.params.get("stiffening", "on"),)
+        return (inst.params.get("stiffening", "on"), inst.params.get("mass", "lumped"))
+
+    @classmethod
+    def local_differential(cls, n_extra=0, group=None):
+        mask = super().local_differential(n_extra, group)
+        if group is not None and not group.massive:
+            mask[:] = False              # lumped: the element reads no derivative
+        return mask
 
     @classmethod
     def extra_vars(cls, inst):

@@ -18,13 +18,21 @@ Parameters
     gyro: 1 (default) keeps the gyroscopic term ω × (Jω); 0 drops it (the simplified body model).
     g: gravity (m/s²), set from ``.gravity`` unless written.
 Internal variables
-    x, y, z (m): centre of mass; q0, q1, q2, q3: unit quaternion, local → global.
+    x, y, z (m): centre of mass; q0, q1, q2, q3: unit quaternion, local → global;
+    wbx, wby, wbz (rad/s): angular velocity in the body's own axes, ω_b = Aᵀ·ω (what a
+    body-mounted gyro reads).
 Equations (flows into the body at its nodes, conventions.md §1 and §3)
-    A = A(q) the direction-cosine matrix of conventions.md §3, J = A·Jc·Aᵀ (global)
+    A = A(q) the direction-cosine matrix of conventions.md §3.
     (1) rows vx, vy, vz:  m·dV/dt − m·g                  (gravity: an applied force m·g)
-    (2) rows wx, wy, wz:  J·dω/dt + gyro·ω × (J·ω)
+    (2) rows wx, wy, wz:  A·(Jc·dω_b/dt + gyro·ω_b × (Jc·ω_b))   (Euler's equations, turned
+                          into global components)
     (3) rows x, y, z:     dr/dt − V
-    (4) rows q0..q3:      dq/dt − ½·q ⊗ (0, ω_l),  ω_l = Aᵀ·ω  (body-frame angular velocity)
+    (4) rows q0..q3:      dq/dt − ½·q ⊗ (0, ω_b)
+    (5) rows wbx..wbz:    ω_b − Aᵀ·ω   (while initial values are computed: its derivative,
+                          dω_b/dt − Aᵀ·dω/dt, the term in dA/dt vanishing as ω × ω = 0)
+    The integrated rotational state is ω_b, the global ω follows from it by (5): in body
+    axes the inertia is constant, so an error in the orientation does not feed back into
+    the rotation rates (a free body's flips about its intermediate axis keep their times).
     |q| = 1 is kept by projection: after each accepted step the solver calls
     ``Body.project``, which rescales q to unit length (the sign of q is kept).
 Outputs
@@ -33,6 +41,7 @@ Outputs
 Example
     ``body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0) rot=(0, 1, 0, 90deg)``
 """
+import copy
 from types import SimpleNamespace
 
 import numpy as np
@@ -56,14 +65,21 @@ def _inertia(J, Jp) -> np.ndarray:
     return Jc
 
 
+WB = slice(13, 16)          # ω_b, after the frame's 13 variables (FRAME_VARS)
+NB = 16
+
+
 def _pattern() -> np.ndarray:
-    """Union of the structures of dF/dx and dF/dx' (rows and columns in local order)."""
-    P = np.zeros((13, 13), dtype=bool)
+    """Union of the structures of dF/dx and dF/dx', run and initialisation forms (rows
+    and columns in local order)."""
+    P = np.zeros((NB, NB), dtype=bool)
     eye = np.eye(3, dtype=bool)
     P[V, V] = eye                    # (1) m·V'
-    P[W, W] = P[W, Q] = True         # (2) J(q)·ω' + ω × (J(q)·ω)
+    P[W, WB] = P[W, Q] = True        # (2) A(q)·(Jc·ω_b' + ω_b × Jc·ω_b)
     P[R, V] = P[R, R] = eye          # (3) r' − V
-    P[Q, W] = P[Q, Q] = True         # (4) q' − ½ L(q)·A(q)ᵀ·ω
+    P[Q, WB] = P[Q, Q] = True        # (4) q' − ½ L(q)·ω_b
+    P[WB, WB] = eye                  # (5) ω_b − A(q)ᵀ·ω, or its derivative
+    P[WB, W] = P[WB, Q] = True
     return P
 
 
@@ -104,16 +120,20 @@ class Body(ElementType):
     )
     states = (tuple(State(n, "m", True, f"centre of mass {n}") for n in "xyz")
               + tuple(State(f"q{i}", "1", True, f"orientation quaternion q{i}")
-                      for i in range(4)))
+                      for i in range(4))
+              + tuple(State(f"wb{a}", "rad/s", True, f"angular velocity in the body's own "
+                            f"axes, {a} (Aᵀ·ω; what a body-mounted gyro reads)")
+                      for a in "xyz"))
     outputs = (Output("T", "J", "kinetic energy ½m|V|² + ½ωᵀJω", kind="energy"),
                *(Output(f"H{a}", "N*m*s", f"angular momentum about the centre of mass, {a}")
                  for a in "xyz"),
                Output("U", "J", "potential energy in gravity, −m·g·r (zero at the origin)",
-                      kind="energy"),
-               *(Output(f"wb{a}", "rad/s", f"angular velocity in the body's own axes, {a} "
-                        "(Aᵀ·ω; what a body-mounted gyro reads)") for a in "xyz"))
-    differential_vars = tuple(range(13))
+                      kind="energy"))
+    # V, r, q, ω_b; the global ω is algebraic by (5) (differential while initialising)
+    differential_vars = tuple(range(0, 3)) + tuple(range(6, NB))
     pattern = _pattern()
+    # ω_b stands for ω in the local error test: it takes the speed label a joint gives ω
+    body_rates = (WB, W)
 
     # --- set-up ------------------------------------------------------------------------
     @classmethod
@@ -157,13 +177,16 @@ class Body(ElementType):
     @classmethod
     def initial_state(cls, inst):
         prm = inst.params
-        values = np.concatenate([cls._get(prm, "v"), cls._get(prm, "w"), cls._get(prm, "pos"),
-                                 cls.orientation(prm)])
+        q = cls.orientation(prm)
+        w = np.asarray(cls._get(prm, "w"), dtype=float)
+        values = np.concatenate([cls._get(prm, "v"), w, cls._get(prm, "pos"), q,
+                                 quat.dcm(q).T @ w])
         return {name: float(v) for name, v in zip(cls.variable_names(), values)}
 
     @classmethod
     def variable_names(cls) -> tuple:
-        """The 13 local variables in order: vx vy vz wx wy wz x y z q0 q1 q2 q3."""
+        """The 16 local variables in order: vx vy vz wx wy wz x y z q0 q1 q2 q3 wbx wby
+        wbz (the frame's 13, FRAME_VARS, then ω_b)."""
         return tuple(p.name for p in cls.ports) + tuple(s.name for s in cls.states)
 
     @classmethod
@@ -185,9 +208,17 @@ class Body(ElementType):
 
     @classmethod
     def project(cls, xs: np.ndarray) -> np.ndarray:
-        """States (N,7) = [x, y, z, q0..q3] with q rescaled to |q| = 1 (sign kept)."""
+        """States (N,10) = [x, y, z, q0..q3, ω_b] with q rescaled to |q| = 1 (sign kept;
+        A(q) does not change, so neither does ω = A·ω_b)."""
         out = np.array(xs, dtype=float)
-        out[:, 3:] = quat.normalise(out[:, 3:])
+        out[:, 3:7] = quat.normalise(out[:, 3:7])
+        return out
+
+    @classmethod
+    def sync_states(cls, x: np.ndarray) -> np.ndarray:
+        """ω_b = A(q)ᵀ·ω from the frame's ω and q (N, 16), after the start-up moved them."""
+        out = np.array(x, dtype=float)
+        out[:, WB] = np.einsum("nji,nj->ni", quat.dcm(out[:, Q]), out[:, W])
         return out
 
     @classmethod
@@ -196,7 +227,32 @@ class Body(ElementType):
             return np.array([np.asarray(cls._get(i.params, name), dtype=float)
                              for i in instances])
         return SimpleNamespace(m=stack("m"), Jc=_inertia(stack("J"), stack("Jp")),
-                               gyro=stack("gyro"), g=stack("g"))
+                               gyro=stack("gyro"), g=stack("g"), init=False)
+
+    @classmethod
+    def initialisation_params(cls, p):
+        init = copy.copy(p)
+        init.init = True
+        return init
+
+    @classmethod
+    def local_differential(cls, n_extra=0, group=None):
+        mask = super().local_differential(n_extra, group)
+        if group is not None and group.init:
+            mask[W] = True               # (5) differentiated: ω' is solved for at t0
+        return mask
+
+    @classmethod
+    def invariant_rows(cls, n_extra=0, group=None):
+        rows = np.zeros(NB, dtype=bool)
+        rows[WB] = True                  # (5): the error is measured along it, as along
+        return rows                      # the joints' velocity rows that read ω
+
+    @classmethod
+    def constrained_vars(cls, n_extra=0, group=None):
+        mask = np.zeros(NB, dtype=bool)
+        mask[W] = True                   # ω_b is tested in its place (an element that
+        return mask                      # reads ω' makes ω differential too: a beam)
 
     @classmethod
     def sample_params(cls, rng):
@@ -209,63 +265,60 @@ class Body(ElementType):
     # --- kernels -----------------------------------------------------------------------
     @classmethod
     def residual(cls, t, x, xp, p):
-        w, q = x[:, W], x[:, Q]
+        w, q, wb, wbp = x[:, W], x[:, Q], x[:, WB], xp[:, WB]
         A = quat.dcm(q)
-        # J·v = A·(Jc·(Aᵀ·v)), J = A·Jc·Aᵀ: matrix-vector products only
-        w_l = np.einsum("nji,nj->ni", A, w)                             # ω_l = Aᵀω
-        wp_l = np.einsum("nji,nj->ni", A, xp[:, W])
-        Jw = np.einsum("nij,nj->ni", A, np.einsum("nij,nj->ni", p.Jc, w_l))
-        Jwp = np.einsum("nij,nj->ni", A, np.einsum("nij,nj->ni", p.Jc, wp_l))
-        F = np.empty((x.shape[0], 13))
+        Jwb = np.einsum("nij,nj->ni", p.Jc, wb)
+        euler = np.einsum("nij,nj->ni", p.Jc, wbp) + p.gyro[:, None] * cross(wb, Jwb)
+        F = np.empty((x.shape[0], NB))
         F[:, V] = p.m[:, None] * (xp[:, V] - p.g)                       # (1)
-        F[:, W] = Jwp + p.gyro[:, None] * cross(w, Jw)                  # (2)
+        F[:, W] = np.einsum("nij,nj->ni", A, euler)                     # (2)
         F[:, R] = xp[:, R] - x[:, V]                                    # (3)
-        # (4) q' = ½ q ⊗ (0, ω_l) = ½ (−q_v·ω_l, q0·ω_l + q_v × ω_l)
+        # (4) q' = ½ q ⊗ (0, ω_b) = ½ (−q_v·ω_b, q0·ω_b + q_v × ω_b)
         qv = q[:, 1:]
-        F[:, 9] = xp[:, 9] + 0.5 * np.einsum("ni,ni->n", qv, w_l)
-        F[:, 10:13] = xp[:, 10:13] - 0.5 * (q[:, :1] * w_l + cross(qv, w_l))
+        F[:, 9] = xp[:, 9] + 0.5 * np.einsum("ni,ni->n", qv, wb)
+        F[:, 10:13] = xp[:, 10:13] - 0.5 * (q[:, :1] * wb + cross(qv, wb))
+        if p.init:                                                      # (5), differentiated
+            F[:, WB] = wbp - np.einsum("nji,nj->ni", A, xp[:, W])
+        else:                                                           # (5)
+            F[:, WB] = wb - np.einsum("nji,nj->ni", A, w)
         return F
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
         n = x.shape[0]
-        w, wp, q = x[:, W], xp[:, W], x[:, Q]
+        q, wb, wbp = x[:, Q], x[:, WB], xp[:, WB]
         gyro = p.gyro[:, None, None]
         A, dA = quat.dcm(q), quat.dcm_dq(q)                             # dA: (N,3,3,4)
-        JcAt = p.Jc @ np.swapaxes(A, -1, -2)
-        J = A @ JcAt
-        # dJ/dq_k = dA_k·Jc·Aᵀ + (dA_k·Jc·Aᵀ)ᵀ   (Jc symmetric)
-        M = np.einsum("nijk,njm->nimk", dA, JcAt)
-        dJ = M + np.swapaxes(M, 1, 2)
-        L = quat.omega_matrix(q)
-        dfdx, dfdxp = np.zeros((n, 13, 13)), np.zeros((n, 13, 13))
+        At = np.swapaxes(A, -1, -2)
+        dfdx, dfdxp = np.zeros((n, NB, NB)), np.zeros((n, NB, NB))
         eye3 = np.eye(3)
         # (1) m·V' − m·g
         dfdxp[:, V, V] = p.m[:, None, None] * eye3
-        # (2) J·ω' + γ ω×(Jω):  d/dω' = J;  d/dω = γ(skew(ω)·J − skew(Jω));
-        #     d/dq_k = dJ_k·ω' + γ ω × (dJ_k·ω)
-        dfdxp[:, W, W] = J
-        dfdx[:, W, W] = gyro * (skew(w) @ J - skew(np.einsum("nij,nj->ni", J, w)))
-        dJw = np.einsum("nijk,nj->nik", dJ, w)
-        dfdx[:, W, Q] = (np.einsum("nijk,nj->nik", dJ, wp)
-                         + gyro * np.einsum("nij,njk->nik", skew(w), dJw))
+        # (2) A·e, e = Jc·ω_b' + γ ω_b × (Jc·ω_b):  d/dω_b' = A·Jc;
+        #     d/dω_b = γ A·(skew(ω_b)·Jc − skew(Jc·ω_b));  d/dq_k = dA_k·e
+        Jwb = np.einsum("nij,nj->ni", p.Jc, wb)
+        euler = np.einsum("nij,nj->ni", p.Jc, wbp) + p.gyro[:, None] * cross(wb, Jwb)
+        dfdxp[:, W, WB] = A @ p.Jc
+        dfdx[:, W, WB] = gyro * (A @ (skew(wb) @ p.Jc - skew(Jwb)))
+        dfdx[:, W, Q] = np.einsum("nijk,nj->nik", dA, euler)
         # (3) r' − V
         dfdxp[:, R, R] = eye3
         dfdx[:, R, V] = -eye3
-        # (4) q' − ½ L(q)·A(q)ᵀ·ω:  d/dω = −½ L·Aᵀ;  d/dq_k = −½ (dL_k·ω_l + L·dA_kᵀ·ω)
+        # (4) q' − ½ L(q)·ω_b:  d/dω_b = −½ L;  d/dq_k = −½ dL_k·ω_b
         dfdxp[:, Q, Q] = np.eye(4)
-        dfdx[:, Q, W] = -0.5 * L @ np.swapaxes(A, -1, -2)
-        w_l = np.einsum("nji,nj->ni", A, w)
-        dAtw = np.einsum("njik,nj->nik", dA, w)                         # (dA_kᵀ·ω)_i
-        dfdx[:, Q, Q] = -0.5 * (np.einsum("ijk,nj->nik", quat.OMEGA_MATRIX_DQ, w_l)
-                                + L @ dAtw)
+        dfdx[:, Q, WB] = -0.5 * quat.omega_matrix(q)
+        dfdx[:, Q, Q] = -0.5 * np.einsum("ijk,nj->nik", quat.OMEGA_MATRIX_DQ, wb)
+        # (5) ω_b − Aᵀ·ω: d/dω_b = I, d/dω = −Aᵀ, d/dq_k = −dA_kᵀ·ω
+        #     differentiated, ω_b' − Aᵀ·ω': the same entries in ω_b', ω' (and ω' for ω)
+        (dfdxp if p.init else dfdx)[:, WB, WB] = eye3
+        (dfdxp if p.init else dfdx)[:, WB, W] = -At
+        dfdx[:, WB, Q] = -np.einsum("njik,nj->nik", dA, xp[:, W] if p.init else x[:, W])
         return dfdx, dfdxp
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):
-        vel, w, A = x[..., V], x[..., W], quat.dcm(x[..., Q])          # x: (T, N, 13)
+        vel, w, A = x[..., V], x[..., W], quat.dcm(x[..., Q])          # x: (T, N, 16)
         H = np.einsum("tnij,njk,tnlk,tnl->tni", A, p.Jc, A, w)          # H = A·Jc·Aᵀ·ω
         T = 0.5 * p.m * np.sum(vel * vel, axis=-1) + 0.5 * np.sum(w * H, axis=-1)
         U = -p.m * np.sum(p.g * x[..., R], axis=-1)                      # −m g·r
-        w_body = np.einsum("tnji,tnj->tni", A, w)                       # Aᵀ·ω
-        return np.concatenate([T[..., None], H, U[..., None], w_body], axis=-1)
+        return np.concatenate([T[..., None], H, U[..., None]], axis=-1)

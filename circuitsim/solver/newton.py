@@ -322,23 +322,35 @@ class Newton:
         interpolant can be poor (an algebraic circuit driven by a fast input). With the
         kept matrix J = dF/dy + cj dF/dy', the update y_a += delta_a, y'_d += cj delta_d is
         Newton's method for (y_a, y'_d) up to O(dF/dy_d / cj). Cheap: a residual and a
-        back-substitution per iteration, no new matrix. Returns the input if it fails."""
+        back-substitution per iteration, no new matrix. Returns the input if it fails, or
+        if it leaves the equations less satisfied than it found them (in tolerance units,
+        |F_i| / (|J_i|·tol)): a row without y' that holds differential unknowns (a joint's
+        velocity constraint) is not Newton's here, and near a singular configuration the
+        kept matrix turns its residual into a large change of an algebraic unknown (a
+        body's ω)."""
         if self.lu is None:
             return y, yp
         y_new, yp_new = y.copy(), yp.copy()
         differential = ~algebraic
-        for _ in range(POLISH_ITERS):
-            try:
+        tol = np.divide(1.0, ewt, out=np.zeros_like(ewt), where=ewt > 0)
+        size = abs(self.matrix) @ tol                   # a row's terms at tolerance size
+        size[size == 0] = 1.0
+        try:
+            res = residual(self.problem, t, y_new, yp_new, self.stats)
+            misfit = np.max(np.abs(res) / size)
+            for _ in range(POLISH_ITERS):
+                delta = self.lu.solve(-res)
+                if not np.isfinite(delta).all():
+                    return y, yp
+                y_new[algebraic] += delta[algebraic]
+                yp_new[differential] += self.cj_lu * delta[differential]
                 res = residual(self.problem, t, y_new, yp_new, self.stats)
-            except BadValues:
-                return y, yp
-            delta = self.lu.solve(-res)
-            if not np.isfinite(delta).all():
-                return y, yp
-            y_new[algebraic] += delta[algebraic]
-            yp_new[differential] += self.cj_lu * delta[differential]
-            if wrms(delta * algebraic, ewt) <= POLISH_TOL:
-                break
+                if wrms(delta * algebraic, ewt) <= POLISH_TOL:
+                    break
+        except BadValues:
+            return y, yp
+        if not np.max(np.abs(res) / size) <= misfit:
+            return y, yp
         return y_new, yp_new
 
     def _only_rounding_left(self, y, res, delta, scale, ewt) -> np.ndarray | None:
