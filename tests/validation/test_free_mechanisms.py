@@ -23,8 +23,9 @@ def stored_energy(res) -> np.ndarray:
 def test_spatial_slider_crank_follows_the_exact_model():
     """Started at exactly consistent velocities: the start-up moves nothing. Slider
     position against the exact model over 5 s at rtol 1e-9, atol 1e-12: measured
-    7.3e-7 m (5.2e-6 at rtol 1e-8, 8.9e-8 at 1e-10: the error falls 7-8x per decade of
-    rtol, benchmarks/convergence.py); energy measured 2.0e-7 J of 0.72 J. The error
+    7.7e-7 m (5.9e-6 at rtol 1e-8, 1.0e-7 at 1e-10: the error falls 7-9x per decade of
+    rtol, benchmarks/convergence.py, which has 8.8e-7 m at 1e-9 with an atol one bit
+    apart: the step pattern's scatter); energy measured 2.0e-7 J of 0.72 J. The error
     test's mean over the 2 independent states, not the 41 coordinates, made it 4x
     smaller than before (2.9e-6 m, 7.9e-7 J)."""
     net = circuitsim.load(HERE / "spatial_slider_crank.cir")
@@ -131,11 +132,11 @@ def test_double_fourbar_as_accurate_as_bdf_on_its_exact_equation():
     equilibrium passed slowly (phi'' = k·phi there, growth e^(3.4 t)), which amplifies
     every local velocity error (measured: 0.08 tolerance units per step, median, with
     no systematic sign; the angle's own local errors are 1e-3 units). At rtol 1e-9,
-    atol 1e-12 the 72-unknown DAE measured 2.2e-6 rad, SciPy's BDF on the exact 1-DOF
+    atol 1e-12 the 72-unknown DAE measured 1.6e-6 rad, SciPy's BDF on the exact 1-DOF
     ODE 2.5e-6 rad, LSODA 3.4e-6 rad: 1e-6 rad at rtol 1e-9 is beyond BDF error
-    control even in minimal coordinates. circuitsim meets it at rtol 5e-10 (5.1e-7
-    rad, 3166 steps) and the error falls 10x per decade of rtol (7.9e-6, 2.2e-6,
-    2.1e-7 rad at 1e-8, 1e-9, 1e-10)."""
+    control even in minimal coordinates. circuitsim meets it at rtol 5e-10 (5.5e-7
+    rad, 3182 steps) and the error falls about 10x per decade of rtol (6.0e-6, 1.6e-6,
+    2.6e-7 rad at 1e-8, 1e-9, 1e-10)."""
     bdf_error = minimal_ode_bdf_error(1e-9, 1e-12)
     errors = {}
     for rtol in (1e-9, 5e-10):
