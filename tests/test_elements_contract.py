@@ -26,8 +26,9 @@ FD_STEP = 1e-6
 
 
 def _has_initialisation_form(etype) -> bool:
-    """The type overrides initialisation_params (the base class always returns None)."""
-    return etype.initialisation_params.__func__ is not ElementType.initialisation_params.__func__
+    """The type declares an initialisation form, or overrides initialisation_params."""
+    return (etype.has_init_form or etype.initialisation_params.__func__
+            is not ElementType.initialisation_params.__func__)
 
 
 def _form_cases(min_frames: int = 0) -> list:

@@ -16,6 +16,7 @@ be non-zero (None: dense); the contract tests check it against finite difference
 """
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -430,12 +431,20 @@ class ElementType:
         tested unknowns less these, the mechanism's independent states (docs/solver.md)."""
         return np.zeros(count)
 
+    # True: the kernels have an initialisation form, selected by ``p.init`` (False in
+    # what ``prepare`` returns; ``initialisation_params`` sets it on a copy)
+    has_init_form: ClassVar[bool] = False
+
     @classmethod
     def initialisation_params(cls, p):
         """Parameters to use while computing consistent initial values, or None to use
         ``p`` itself. Position- or velocity-level constraints switch to their
         acceleration-level (index 1) form here, so that the multipliers are determined."""
-        return None
+        if not cls.has_init_form:
+            return None
+        init = copy.copy(p)
+        init.init = True
+        return init
 
     @classmethod
     def sample_variants(cls) -> list:

@@ -41,7 +41,6 @@ Outputs
 Example
     ``body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0) rot=(0, 1, 0, 90deg)``
 """
-import copy
 from types import SimpleNamespace
 
 import numpy as np
@@ -134,6 +133,7 @@ class Body(ElementType):
     pattern = _pattern()
     # ω_b stands for ω in the local error test: it takes the speed label a joint gives ω
     body_rates = (WB, W)
+    has_init_form = True             # (5) differentiated while initialising
 
     # --- set-up ------------------------------------------------------------------------
     @classmethod
@@ -228,12 +228,6 @@ class Body(ElementType):
                              for i in instances])
         return SimpleNamespace(m=stack("m"), Jc=_inertia(stack("J"), stack("Jp")),
                                gyro=stack("gyro"), g=stack("g"), init=False)
-
-    @classmethod
-    def initialisation_params(cls, p):
-        init = copy.copy(p)
-        init.init = True
-        return init
 
     @classmethod
     def local_differential(cls, n_extra=0, group=None):

@@ -87,6 +87,7 @@ class Joint(ElementType):
     """Base of the joints (not an element itself: no keyword)."""
 
     is_joint = True
+    has_init_form = True         # constraints at acceleration level while initialising
     drawn_as = "joint"
     n_points: int = 0            # point-on-plane primitives
     n_rotations: int = 0         # rotation restrictions
@@ -314,12 +315,6 @@ class Joint(ElementType):
         for row, inst in enumerate(instances):
             p.active[row, list(inst.params.get("inactive", ()))] = 0.0
         return p
-
-    @classmethod
-    def initialisation_params(cls, p):
-        init = copy.copy(p)
-        init.init = True
-        return init
 
     @classmethod
     def bind_determined(cls, p_init, local_determined, local_rates):
