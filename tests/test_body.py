@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
+import circuitsim
 from circuitsim.elements import quaternion as quat
 from circuitsim.elements.base import ElementInstance
 from circuitsim.elements.body import Body
@@ -127,3 +128,16 @@ def test_without_gyroscopic_term_momentum_is_not_conserved():
     _, _, H = torque_free(gyro=0.0)
     momentum_drift = np.linalg.norm(H - H[0], axis=1).max() / np.linalg.norm(H[0])
     assert momentum_drift > 1e-3                               # observed: 1.0e-2
+
+
+def test_an_initial_value_on_the_body_axes_rate_is_a_located_error():
+    # ω_b follows from the body's ω and q (ω_b = Aᵀ·ω): an .ic on it would be overwritten
+    with pytest.raises(ModelError, match=r"B\.wbx follows from the other unknowns") as info:
+        circuitsim.parse("body B m=1 J=(1, 2, 3) w=(0, 0, 1)\n.ic B.wbx=0.5\n.tran 0.1\n",
+                         "x.cir").simulate()
+    assert (info.value.loc.line, info.value.loc.col) == (2, 5)
+    # the initial ω_b is Aᵀ·ω: a body turned 90° about z spinning about global x
+    res = circuitsim.parse("body B m=1 J=(1, 2, 3) rot=(0, 0, 1, 90deg) w=(2, 0, 0)\n"
+                           ".tran 0.01\n").simulate()
+    np.testing.assert_allclose([res["B.wbx"][0], res["B.wby"][0], res["B.wbz"][0]],
+                               [0.0, -2.0, 0.0], atol=1e-12)
