@@ -294,9 +294,10 @@ def _solved_part(E, J0, d, z, nominal) -> np.ndarray:
 def _hidden_combinations(system, t, y, yp, d, z, nominal, like=None) -> tuple:
     """L (n, m): the combinations lᵀ of the equations in which neither a derivative nor
     an algebraic unknown appears (lᵀ·[E_d  J_z] = 0), and the orthonormal basis U they
-    come from (:func:`_solved_part`, rows normalised). ``like``: the U of a nearby point; the basis is
-    then its projection onto this point's null space, so that L changes smoothly along a
-    motion (its combinations turn with the bodies when they eliminate ω = A·ω_b)."""
+    come from (:func:`_solved_part`, rows normalised). ``like``: the U of a nearby
+    point; the basis is then its projection onto this point's null space, so that L
+    changes smoothly along a motion (its combinations turn with the bodies when they
+    eliminate ω = A·ω_b)."""
     J0s = system.jacobian(t, y, yp, 0.0)
     J0, E = J0s.toarray(), (system.jacobian(t, y, yp, 1.0) - J0s).toarray()
     M = _solved_part(E, J0, d, z, nominal) * np.concatenate([nominal[d], nominal[z]])

@@ -254,6 +254,7 @@ class Newton:
         self.lu = None
         self.ordering = EliminationOrder(problem.elimination_order)      # (14)
         self.matrix = None          # the kept matrix J (its LU is ``lu``)
+        self.magnitude = None       # |J| entrywise: the size of each row's terms
         self.cj_lu = 0.0
         self.fresh = False          # True when the matrix was built during the current step
         rows = problem.invariant_rows                                    # (12)
@@ -276,6 +277,7 @@ class Newton:
         self.lu = None            # if the LU fails, no matrix of another point is left behind
         self.lu = self.ordering.factorise(J, self.stats, self.problem)
         self.matrix = J
+        self.magnitude = abs(J)
         self.cj_lu = cj
         self.fresh = True
         self._mass = None
@@ -333,7 +335,7 @@ class Newton:
         y_new, yp_new = y.copy(), yp.copy()
         differential = ~algebraic
         tol = np.divide(1.0, ewt, out=np.zeros_like(ewt), where=ewt > 0)
-        size = abs(self.matrix) @ tol                   # a row's terms at tolerance size
+        size = self.magnitude @ tol                     # a row's terms at tolerance size
         size[size == 0] = 1.0
         try:
             res = residual(self.problem, t, y_new, yp_new, self.stats)
@@ -369,7 +371,7 @@ class Newton:
         if self.invariant_rows is None or not np.isfinite(res).all():
             return None
         y_before = y - delta
-        level = ROUNDING_ULPS * np.finfo(float).eps * (abs(self.matrix) @ np.abs(y_before))
+        level = ROUNDING_ULPS * np.finfo(float).eps * (self.magnitude @ np.abs(y_before))
         noise_rows = self.invariant_rows & (np.abs(res) <= level)
         if not noise_rows.any():
             return None
