@@ -75,7 +75,8 @@ def test_double_fourbar_position_model_at_tight_tolerances():
     """rtol 1e-9, atol 1e-12 (it stopped 1.2 ms before the first passage when the error
     test counted the constraint violation of the predictor, whose removal the
     conditioning amplifies near the flat configuration): all ten passages, measured
-    rocker angle 1.6e-6 rad, energy 9.1e-7 J, couplers' ω 1.1e-8 rad/s (6.0e-6, 3.3e-6,
+    rocker angle 1.6e-6 rad (the three rockers' angles equal to 3.6e-10 rad: on the
+    parallelogram branch to 3.6e-10 m), energy 9.1e-7 J, couplers' ω 1.1e-8 rad/s (6.0e-6, 3.3e-6,
     6.5e-8 with the error's mean over all 72 tested coordinates, not the 2 states; 2.8e-6,
     1.2e-6, 1.3e-8 with the global ω integrated instead of the body-axes ω_b). At the
     7th passage an output point's polished ω was 0.10 rad/s while the steps' were 1e-11:
@@ -85,6 +86,10 @@ def test_double_fourbar_position_model_at_tight_tolerances():
     assert res.t[-1] == 10.0
     phi_error = np.max(np.abs(-res["G1.angle"] - ref_double_fourbar.rocker_angle(res.t)))
     assert phi_error < 1e-5
+    # on the parallelogram branch: the three 1 m rockers turn by the same angle, so their
+    # tips stay 1 m apart along the couplers (measured 3.6e-10 m off)
+    angles = np.array([res[f"{g}.angle"] for g in ("G1", "G2", "G3")])
+    assert np.max(np.abs(angles - angles[0])) * 1.0 < 1e-6
     assert np.max(np.abs(res["C1.wz"])) < 1e-7
     energy = stored_energy(res)
     assert np.max(np.abs(energy - energy[0])) < 1e-5
