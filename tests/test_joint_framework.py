@@ -131,3 +131,29 @@ def test_ic_angles_of_half_a_turn_and_more_are_met_modulo_a_turn(folds, model):
     assert res["B.x"][0] == pytest.approx(centre[0], abs=1e-9)
     assert res["B.y"][0] == pytest.approx(centre[1], abs=1e-9)
     assert max(res["J1.gap"][0], res["J2.gap"][0]) < 1e-9
+
+
+def test_ball_joint_pattern_holds_only_its_structural_entries():
+    """A joint's Jacobian pattern is narrowed to the entries that are not identically
+    zero for its parameters (joint.py, ``_probed_pattern``; the contract tests check it
+    still covers every finite-difference derivative, both forms). A ball joint's
+    constraint rows have the global axes as normals: row k reads only component k of
+    each frame's velocity, and the joint's block keeps under a third of the generic
+    declaration's entries (191 of 640 here)."""
+    system = circuitsim.parse(BALL_CHAIN, "chain.cir").prepare().system
+    group = next(g for g in system.groups if g.etype.keyword == "spherical")
+    etype = group.etype
+    for k in range(3):
+        row = group.mask[etype._L0 + k]
+        for first in (0, 13):                                 # V of frame 1, of frame 2
+            assert row[first:first + 3].tolist() == [j == k for j in range(3)]
+    assert group.mask.sum() < etype._declared_pattern().sum() / 3
+
+
+BALL_CHAIN = """.gravity 0 0 -9.81
+body B1 m=1 J=(0.02, 0.02, 1e-4) pos=(0.25, 0, 0) rot=(0, 1, 0, 90deg)
+body B2 m=1 J=(0.02, 0.02, 1e-4) pos=(0.75, 0, 0) rot=(0, 1, 0, 90deg)
+spherical S1 0 B1 at=(0, 0, 0)
+spherical S2 B1 B2 at=(0.5, 0, 0)
+.tran 0.1 10m
+"""
