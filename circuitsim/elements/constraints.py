@@ -31,13 +31,15 @@ primitives of the same kind, and gives what the joint's equations use:
     gradient_force(μ) (∂g/∂x)ᵀμ (N, 26)
     rate_gradient(v)  ∂(W·v)/∂x at fixed v (N, m, 26)
     row_rate(ẋ)       Σ_j ẋ_j ∂W/∂x_j (N, m, 26): the rows' change as the positions move
-    force_jacobian(λ) ∂(Wᵀλ)/∂x (N, 26, 26)
-    hessian(μ)        Σ_k μ_k ∂²g_k/∂x² (N, 26, 26)
+    add_force_jacobian(out, λ, s)  out += s·∂(Wᵀλ)/∂x, out (N, 26, 26)
+    add_hessian(out, μ)            out += Σ_k μ_k ∂²g_k/∂x²
 
 Everything is written with the 3-vectors the rows are made of and contracted over the
 primitives before any 26×26 block is formed (λ, μ enter linearly), so a residual costs
 a few cross products per joint and a Jacobian one 26×26 block per joint, never the
-(N, m, 26, 26) tensors ∂W/∂x and ∂²g/∂x². The quaternion derivatives: with
+(N, m, 26, 26) tensors ∂W/∂x and ∂²g/∂x²; the second-order terms are added into that
+block where they are non-zero (a 26×26 array per term cost half a joint's Jacobian).
+The quaternion derivatives: with
 ∂(A·c)/∂q_k = E_k × (A·c) (``Frames.E``), D(c) = ∂(A·c)/∂q (3×4) and
 D(c)ᵀν = E·((A·c) × ν); D2(c, w) = Σ_i w_i ∂²(A·c)_i/∂q² (4×4), linear in w.
 """
@@ -245,38 +247,40 @@ class PointOnPlane:
         out[:, :, W2] = cross(r2_dot[:, None, :], n) + cross(r2[:, None, :], n_dot)
         return out
 
-    def force_jacobian(self, lam):
+    def add_force_jacobian(self, out, lam, sign):
         fr = self.fr
         f = _sum_m(lam, self.n)
-        sk_f = skew(f)
+        sk_f = sign * skew(f)
         sk_f_D2x = _matmul(sk_f, fr.D(1, self.x2_l))
-        J = np.zeros((f.shape[0], NV2, NV2))
-        J[:, W1, P1], J[:, W1, P2] = -sk_f, sk_f
-        J[:, W1, Q2], J[:, W2, Q2] = sk_f_D2x, -sk_f_D2x
+        out[:, W1, P1] -= sk_f
+        out[:, W1, P2] += sk_f
+        out[:, W1, Q2] += sk_f_D2x
+        out[:, W2, Q2] -= sk_f_D2x
         if not self.fixed:
-            Df = fr.D(0, _sum_m(lam, self.n_l))                # ∂(Σλn)/∂q1
-            J[:, V1, Q1], J[:, V2, Q1] = -Df, Df
-            J[:, W1, Q1] = -_matmul(skew(self.s1), Df)
-            J[:, W2, Q1] = _matmul(skew(self.r2), Df)
-        return J
+            Df = sign * fr.D(0, _sum_m(lam, self.n_l))         # ∂(Σλn)/∂q1
+            out[:, V1, Q1] -= Df
+            out[:, V2, Q1] += Df
+            out[:, W1, Q1] -= _matmul(skew(self.s1), Df)
+            out[:, W2, Q1] += _matmul(skew(self.r2), Df)
 
-    def hessian(self, mu):
+    def add_hessian(self, out, mu):
         fr = self.fr
         fm = _sum_m(mu, self.n)
-        H = np.zeros((fm.shape[0], NV2, NV2))
-        H[:, Q1, Q1] = -fr.D2(0, self.x1_l, fm)[:, 0]
-        H[:, Q2, Q2] = fr.D2(1, self.x2_l, fm)[:, 0]
+        out[:, Q1, Q1] -= fr.D2(0, self.x1_l, fm)[:, 0]
+        out[:, Q2, Q2] += fr.D2(1, self.x2_l, fm)[:, 0]
         if not self.fixed:
             n_mu = _sum_m(mu, self.n_l)
             Dn = fr.D(0, n_mu)                                 # Σμ ∂n/∂q1
             DnT = _mT(Dn)
-            H[:, P1, Q1], H[:, P2, Q1] = -Dn, Dn
-            H[:, Q1, P1], H[:, Q1, P2] = -DnT, DnT
+            out[:, P1, Q1] -= Dn
+            out[:, P2, Q1] += Dn
+            out[:, Q1, P1] -= DnT
+            out[:, Q1, P2] += DnT
             both = _matmul(DnT, fr.D(0, self.x1_l))
-            H[:, Q1, Q1] += fr.D2(0, n_mu, self.d)[:, 0] - both - _mT(both)
-            H[:, Q1, Q2] = _matmul(DnT, fr.D(1, self.x2_l))
-            H[:, Q2, Q1] = _mT(H[:, Q1, Q2])
-        return H
+            out[:, Q1, Q1] += fr.D2(0, n_mu, self.d)[:, 0] - both - _mT(both)
+            cross_block = _matmul(DnT, fr.D(1, self.x2_l))
+            out[:, Q1, Q2] += cross_block
+            out[:, Q2, Q1] += _mT(cross_block)
 
 
 class Rotation:
@@ -333,25 +337,25 @@ class Rotation:
         out[:, :, W1], out[:, :, W2] = c_dot, -c_dot
         return out
 
-    def force_jacobian(self, lam):
+    def add_force_jacobian(self, out, lam, sign):
         fr = self.fr
         dc1 = -_matmul(skew(self.b), fr.D(0, self.a_l))       # ∂(a × b)/∂q1 (N, m, 3, 4)
         dc2 = _matmul(skew(self.a), fr.D(1, self.b_l))        # ∂(a × b)/∂q2
-        C1, C2 = (np.einsum("nm,nmik->nik", lam, dc) for dc in (dc1, dc2))
-        J = np.zeros((lam.shape[0], NV2, NV2))
-        J[:, W1, Q1], J[:, W1, Q2] = C1, C2
-        J[:, W2, Q1], J[:, W2, Q2] = -C1, -C2
-        return J
+        C1, C2 = (sign * np.einsum("nm,nmik->nik", lam, dc) for dc in (dc1, dc2))
+        out[:, W1, Q1] += C1
+        out[:, W1, Q2] += C2
+        out[:, W2, Q1] -= C1
+        out[:, W2, Q2] -= C2
 
-    def hessian(self, mu):
+    def add_hessian(self, out, mu):
         fr = self.fr
         w = mu[:, :, None]
-        H = np.zeros((mu.shape[0], NV2, NV2))
-        H[:, Q1, Q1] = fr.D2(0, self.a_l, w * self.b).sum(axis=1)
-        H[:, Q2, Q2] = fr.D2(1, self.b_l, w * self.a).sum(axis=1)
-        H[:, Q1, Q2] = np.einsum("nm,nmik,nmil->nkl", mu, fr.D(0, self.a_l), fr.D(1, self.b_l))
-        H[:, Q2, Q1] = _mT(H[:, Q1, Q2])
-        return H
+        out[:, Q1, Q1] += fr.D2(0, self.a_l, w * self.b).sum(axis=1)
+        out[:, Q2, Q2] += fr.D2(1, self.b_l, w * self.a).sum(axis=1)
+        cross_block = np.einsum("nm,nmik,nmil->nkl", mu, fr.D(0, self.a_l),
+                                fr.D(1, self.b_l))
+        out[:, Q1, Q2] += cross_block
+        out[:, Q2, Q1] += _mT(cross_block)
 
 
 class AxialRotation:
@@ -389,11 +393,10 @@ class AxialRotation:
         out[:, :, W1], out[:, :, W2] = -n_dot, n_dot
         return out
 
-    def force_jacobian(self, lam):
-        Df = self.fr.D(0, _sum_m(lam, self.n_l))
-        J = np.zeros((lam.shape[0], NV2, NV2))
-        J[:, W1, Q1], J[:, W2, Q1] = -Df, Df
-        return J
+    def add_force_jacobian(self, out, lam, sign):
+        Df = sign * self.fr.D(0, _sum_m(lam, self.n_l))
+        out[:, W1, Q1] -= Df
+        out[:, W2, Q1] += Df
 
 
 def relative_angle(fr: Frames, n_l, ref1_l, ref2_l) -> np.ndarray:

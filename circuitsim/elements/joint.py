@@ -431,13 +431,13 @@ class Joint(ElementType):
         W = cls._rows(prims, lambda pr: pr.W)
         # frame rows (1): −Wᵀλ − W_fᵀτ (+ Gᵀμ), ∓ M
         J[:, :NV2, L] = -np.swapaxes(W, 1, 2)
-        frame = J[:, :NV2, :NV2]          # the terms summed in place: no (N, 26, 26) temporaries
+        frame = J[:, :NV2, :NV2]          # the terms added in place, block by block
         for prim, sl in parts:
-            frame -= prim.force_jacobian(lam[:, sl])
+            prim.add_force_jacobian(frame, lam[:, sl], -1.0)
             if position:
-                frame += prim.hessian(mu[:, sl] * act[:, sl])
+                prim.add_hessian(frame, mu[:, sl] * act[:, sl])
         for i, fl in enumerate(flanges):
-            frame -= fl.force_jacobian(tau[:, i:i + 1])
+            fl.add_force_jacobian(frame, tau[:, i:i + 1], -1.0)
         dM = cls.added_torque_jacobian(x, p)
         if dM is not None:
             J[:, W1] += dM
