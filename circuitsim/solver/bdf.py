@@ -590,7 +590,7 @@ class _Run:
                 if cut:                   # redo the step, ending at the event
                     cuts += 1
                     continue
-            err_w, err = self._estimate(result.d, ewt)
+            err_w, err, drift = self._estimate(result, ewt, t_eval)
             err /= k + 1
             if err > 1.0:
                 self.stats["nfail_err"] += 1
@@ -607,7 +607,7 @@ class _Run:
                                            worst=self._worst(err_w / (k + 1)))
                 hist.rescale(factor)
                 continue
-            self._accept(result, t_new, at_stop, err, t_eval, event)
+            self._accept(result, t_new, at_stop, err, t_eval, event, drift)
             return
 
     def _why_give_up(self, fails: int, factor: float, hmin: float) -> str:
@@ -618,13 +618,20 @@ class _Run:
             return f"the step size reached the smallest one possible at this t ({hmin:.3g} s)"
         return ""
 
-    def _estimate(self, d, ewt):
-        """(weighted |e| per unknown, its RMS) for the error estimate e made of the
-        correction d: d along the invariants, or on a compliant problem d filtered
-        (``Newton.filtered``)."""
-        if self.compliant and self.newton.lu is not None:
-            return self._weighted(self.newton.filtered(d), ewt * self.err_mask)
-        return self._weighted_error(d, ewt)
+    def _estimate(self, result, ewt, t_eval):
+        """(weighted |e| per unknown, its RMS, the drift correction of the new point or
+        None) for the error estimate e made of the correction d: d along the invariants
+        (``_invariant_solves``, which also gives the drift correction), or on a compliant
+        problem d filtered (``Newton.filtered``)."""
+        d, w = result.d, ewt * self.err_mask
+        if self.newton.lu is None:
+            return (*self._weighted(d, w), None)
+        if self.compliant:
+            return (*self._weighted(self.newton.filtered(d), w), None)
+        if self.invariant_rows is None:
+            return (*self._weighted(d, w), None)
+        normal, drift = self._invariant_solves(d, t_eval, result.y, result.yp)
+        return (*self._weighted(np.where(self.differential, d - normal, d), w), drift)
 
     def _weighted(self, v, w):
         """(|v| w per unknown, its RMS over the error-tested unknowns)."""
@@ -638,57 +645,68 @@ class _Run:
             return wrms(v, w, n_err)
         return self._weighted(self.newton.filtered(v), w)[1]
 
-    def _weighted_error(self, d, ewt):
-        """(weighted |d| per unknown, its RMS over the error-tested unknowns), with d
-        taken along the invariants (``_along_invariants``) when the problem has some."""
-        if self.invariant_rows is not None and self.newton.lu is not None:
-            d = self._along_invariants(d)
-        err_w = np.abs(d) * ewt * self.err_mask
-        return err_w, float(np.sqrt(np.sum(err_w * err_w) / self.n_err))
+    def _invariant_solves(self, d, t, y, yp):
+        """(normal part of the correction d, drift correction of the new point y), both
+        solved with the kept matrix J in one call (two right-hand sides cost about 1.5
+        one).
 
-    def _along_invariants(self, d: np.ndarray) -> np.ndarray:
-        """The part of the correction d along the invariants: d - delta with
-        J delta = J d_x on the invariant rows, 0 elsewhere (kept matrix J; d_x: d of the
-        differential unknowns, algebraic ones do not drift). For a mechanism this removes
-        the mass-weighted normal part, the predictor's violation of the constraints,
-        which the corrector removes and the projection keeps at zero: it is not an error
-        of the solution. Near a singular configuration that part is amplified by the
+        The normal part: J delta = J d_x on the invariant rows, 0 elsewhere (d_x: d of
+        the differential unknowns, algebraic ones do not drift). For a mechanism it is
+        the mass-weighted normal component of d, the predictor's violation of the
+        constraints, which the corrector removes and the drift correction keeps at zero:
+        it is not an error of the solution, and d - delta is what the error test
+        measures. Near a singular configuration that part is amplified by the
         conditioning of the constraints; tested, it cut the step into the singular
-        instant (the IFToMM double four-bar stopped at its first flat passage)."""
-        moved = np.where(self.differential, d, 0.0)
-        normal = self.newton.lu.solve(np.where(self.invariant_rows,
-                                               self.newton.matrix @ moved, 0.0))
-        return np.where(self.differential, d - normal, d)
+        instant (the IFToMM double four-bar stopped at its first flat passage).
 
-    def _restore_invariants(self, t, yp) -> None:
+        The drift correction (``_drift``): J delta = -r on the invariant rows."""
+        moved = np.where(self.differential, d, 0.0)
+        columns = [np.where(self.invariant_rows, self.newton.matrix @ moved, 0.0)]
+        r = self._invariant_residual(t, y, yp)
+        if r is not None:
+            columns.append(-r)
+        solved = self.newton.lu.solve(np.column_stack(columns))
+        drift = np.where(self.differential, solved[:, 1], 0.0) if r is not None else None
+        return solved[:, 0], drift
+
+    def _invariant_residual(self, t, y, yp):
+        """The residual of the invariant rows at (t, y, y') (0 on the other rows), or
+        None where it cannot be evaluated."""
+        try:
+            r = residual(self.problem, t, y, yp, self.stats)
+        except BadValues:
+            return None
+        return np.where(self.invariant_rows, r, 0.0)
+
+    def _restore_invariants(self, t, yp, drift=None) -> None:
         """Put the accepted y back onto the invariant rows (position and velocity
         constraints): one chord step J delta = -r_inv with the kept matrix, applied to the
-        differential unknowns only. With J's blocks for a constrained mechanism this is
-        the mass-weighted projection of (q, u) onto g = 0, W u = 0; the algebraic
-        unknowns (multipliers) keep their converged values."""
+        differential unknowns only (``drift``, when ``_invariant_solves`` found it
+        already). With J's blocks for a constrained mechanism this is the mass-weighted
+        projection of (q, u) onto g = 0, W u = 0; the algebraic unknowns (multipliers)
+        keep their converged values."""
         lu = self.newton.lu
         if lu is None:
             return
         y = self.hist.D[0]
-        try:
-            r = residual(self.problem, t, y, yp, self.stats)
-        except BadValues:
-            return
-        delta = np.where(self.differential, lu.solve(-np.where(self.invariant_rows, r, 0.0)),
-                         0.0)
+        if drift is None:
+            r = self._invariant_residual(t, y, yp)
+            if r is None:
+                return
+            drift = np.where(self.differential, lu.solve(-r), 0.0)
         # a drift well inside the tolerance is corrected; a larger correction means the
         # kept matrix does not fit this point (near a singular configuration, where it
         # amplifies rounding along the nearly free direction): then y is left as it is
-        if np.max(np.abs(delta) * self._ewt(y) * self.err_mask) <= PROJECTION_MAX:
-            y += delta
+        if np.max(np.abs(drift) * self._ewt(y) * self.err_mask) <= PROJECTION_MAX:
+            y += drift
 
     def _accept(self, result, t_new: float, at_stop: bool, err: float, t_eval: float,
-                event=None) -> None:
+                event=None, drift=None) -> None:
         hist = self.hist
         t_old, h = hist.t, hist.h
         hist.accept(result.d, t_new)
         if self.invariant_rows is not None:
-            self._restore_invariants(t_eval, result.yp)
+            self._restore_invariants(t_eval, result.yp, drift)
         if self.project is not None:
             y_proj = self.project(t_new, hist.D[0].copy())
             if y_proj is not None:
