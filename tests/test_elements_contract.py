@@ -344,3 +344,18 @@ def test_a_keyword_declared_twice_is_an_error_naming_both_classes():
 def test_the_registry_is_what_collect_finds_in_the_package():
     """element_types() is collect() over the package's modules: no duplicate today."""
     assert collect(_modules()) == element_types()
+
+
+@pytest.mark.parametrize("keyword,etype,variant", VARIANTS, ids=VARIANT_IDS)
+def test_invariant_residual_matches_the_residual_on_invariant_rows(keyword, etype, variant):
+    """``invariant_residual`` (evaluated after every accepted step to put it back onto
+    the constraints) equals the whole residual on the element's invariant rows."""
+    p, x, xp, n_extra = _group(etype, 5, variant)
+    rows = etype.invariant_rows(n_extra, p)
+    if not rows.any():
+        pytest.skip("no invariant rows")
+    if hasattr(p, "active"):                  # a joint: some rows switched off (a loop)
+        p.active[...] = np.random.default_rng(5).random(p.active.shape) < 0.5
+    full = etype.residual(0.3, x, xp, p)
+    np.testing.assert_allclose(etype.invariant_residual(0.3, x, xp, p)[:, rows],
+                               full[:, rows], rtol=1e-13, atol=1e-13)

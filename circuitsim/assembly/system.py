@@ -117,6 +117,11 @@ class System(DAEProblem):
                                     for name in self.names])
         self.error_mask = self._error_mask()
         self.invariant_rows = self._invariant_rows()
+        # (group, its local invariant rows) of the groups that have some
+        self._invariant_groups = [(g, rows) for g in self.groups
+                                  for rows in [g.etype.invariant_rows(
+                                      g.var_idx.shape[1] - g.etype.nvars(), g.p)]
+                                  if rows.any()]
         self.magnitude_groups = self._magnitude_groups()
         self.compliant = any(g.etype.is_compliant(g.p) for g in self.groups)  # hook (15)
         self.elimination_order = tree_order(self)                        # solver hook (14)
@@ -327,6 +332,17 @@ class System(DAEProblem):
                                   g.p_init if init else g.p).ravel()
                  for g in self.groups]
         return np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 2)[:self.n]
+
+    def invariant_residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
+        """Solver hook (12): F on the invariant rows (0 on the others), from the groups
+        that have such rows alone; those rows are their elements' own."""
+        self.nres += 1
+        ye, ype = self._extend(y), self._extend(yp, constants=False)
+        out = np.zeros(self.n + 2)
+        for g, rows in self._invariant_groups:
+            F = g.etype.invariant_residual(t, ye[g.var_idx], ype[g.var_idx], g.p)
+            out[g.row_idx[:, rows]] = F[:, rows]
+        return out[:self.n]
 
     def jacobian(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float,
                  init: bool = False) -> sp.csc_matrix:

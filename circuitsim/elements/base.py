@@ -419,8 +419,16 @@ class ElementType:
     @classmethod
     def invariant_rows(cls, n_extra: int = 0, group=None) -> np.ndarray:
         """Local rows that are invariants of the motion (a rigid joint's position and
-        velocity constraints): the solver puts each accepted step back onto them."""
+        velocity constraints): the solver puts each accepted step back onto them. They
+        are rows of the element's own states (no other element adds to them)."""
         return np.zeros(cls.nrows(), dtype=bool)
+
+    @classmethod
+    def invariant_residual(cls, t: float, x: np.ndarray, xp: np.ndarray, p) -> np.ndarray:
+        """The residual (N, nrows) on the ``invariant_rows`` (the other rows may hold
+        anything): evaluated after every accepted step, so an element whose invariant
+        rows are cheaper than its whole residual computes them alone."""
+        return cls.residual(t, x, xp, p)
 
     @classmethod
     def tied_states(cls, count: int, group=None) -> np.ndarray:

@@ -243,6 +243,12 @@ class Body(ElementType):
         return rows                      # the joints' velocity rows that read ω
 
     @classmethod
+    def invariant_residual(cls, t, x, xp, p):
+        F = np.zeros((x.shape[0], NB))
+        F[:, WB] = x[:, WB] - np.einsum("nji,nj->ni", quat.dcm(x[:, Q]), x[:, W])   # (5)
+        return F
+
+    @classmethod
     def constrained_vars(cls, n_extra=0, group=None):
         mask = np.zeros(NB, dtype=bool)
         mask[W] = True                   # ω_b is tested in its place (an element that

@@ -411,6 +411,23 @@ class Joint(ElementType):
         return out
 
     @classmethod
+    def invariant_residual(cls, t, x, xp, p):
+        """Rows (2), (3) and (6) of the run form alone (the frame rows, whose reactions
+        cost most of a residual, are left at 0)."""
+        _, parts, flanges = cls._primitives(x, p)
+        prims = [prim for prim, _ in parts]
+        lam, mu, _, wf = cls._blocks(x)
+        act, x26, m, nf = p.active, x[:, :NV2], cls._m, cls._nf
+        L0, M0, T0 = cls._L0, cls._M0, cls._T0
+        out = np.zeros((x.shape[0], cls.nrows()))
+        out[:, L0:L0 + m] = act * cls._rows(prims, lambda pr: pr.rate(x26)) + (1.0 - act) * lam
+        out[:, M0:M0 + m] = (act * cls._rows(prims, lambda pr: pr.g) + (1.0 - act) * mu
+                             if p.model == "position" else mu)
+        if nf:
+            out[:, T0:T0 + nf] = wf - cls._rows(flanges, lambda fl: fl.rate(x26))
+        return out
+
+    @classmethod
     def jacobian(cls, t, x, xp, p):
         position = p.model == "position" and not p.init
         _, parts, flanges = cls._primitives(x, p)

@@ -673,7 +673,7 @@ class _Run:
         """The residual of the invariant rows at (t, y, y') (0 on the other rows), or
         None where it cannot be evaluated."""
         try:
-            r = residual(self.problem, t, y, yp, self.stats)
+            r = residual(self.problem, t, y, yp, self.stats, invariant=True)
         except BadValues:
             return None
         return np.where(self.invariant_rows, r, 0.0)

@@ -88,13 +88,16 @@ def _blamed(problem, t, y, yp, what: str) -> str:
         f" and {len(names) - REPORT_BLAMED} more)" if len(names) > REPORT_BLAMED else ")")
 
 
-def residual(problem, t, y, yp, stats) -> np.ndarray:
-    """F(t, y, y'); raises BadValues instead of returning NaN/inf or letting the model's
+def residual(problem, t, y, yp, stats, invariant: bool = False) -> np.ndarray:
+    """F(t, y, y') (``invariant``: on the invariant rows, where the problem evaluates
+    those alone); raises BadValues instead of returning NaN/inf or letting the model's
     FloatingPointError/ValueError/ZeroDivisionError escape."""
     stats["nres"] += 1
+    evaluate = (problem.invariant_residual if invariant and problem.invariant_residual
+                is not None else problem.residual)
     try:
         with np.errstate(all="ignore"):          # the solver itself handles non-finite values
-            res = np.asarray(problem.residual(t, y, yp), dtype=float)
+            res = np.asarray(evaluate(t, y, yp), dtype=float)
     except BAD_VALUE_ERRORS as exc:
         raise BadValues(_blamed(problem, t, y, yp, f"the residual raised "
                                 f"{type(exc).__name__}: {exc}")) from None

@@ -47,7 +47,9 @@ class DAEProblem:
     (12) ``invariant_rows`` [None]: (n,) True for equations that are invariants of the
         motion (position and velocity constraints); after each accepted step the solver
         puts y back onto them with one chord step of the kept Newton matrix, applied to
-        the differential unknowns only.
+        the differential unknowns only. ``invariant_residual(t, y, yp)`` [None: the
+        residual]: F on those rows (the others may hold anything), where the problem
+        can evaluate them for less than the whole residual.
     (13) ``magnitude_groups`` [None]: (n,) integer labels; unknowns with the same label
         >= 0 share one magnitude, the largest |y| among them, in the relative part of
         their error weight: rtol · max(|y_i|, max_group |y|) + atol. A body's velocity
@@ -88,6 +90,7 @@ class DAEProblem:
     check_values: Callable | None = None
     blame: Callable | None = None
     invariant_rows: np.ndarray | None = None
+    invariant_residual: Callable | None = None
     magnitude_groups: np.ndarray | None = None
     elimination_order: np.ndarray | None = None
     compliant: bool = False
