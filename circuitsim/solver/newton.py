@@ -196,7 +196,9 @@ class EliminationOrder:
             self._pattern = (J.indptr.copy(), J.indices.copy())
             self._permutation = (moved.data.astype(np.int64) - 1, moved.indices, moved.indptr)
         source, indices, indptr = self._permutation
-        return sp.csc_matrix((J.data[source], indices, indptr), shape=J.shape)
+        Jp = sp.csc_matrix((J.data[source], indices, indptr), shape=J.shape)
+        Jp.has_canonical_format = True       # sorted, no duplicates: spares SuperLU's check
+        return Jp
 
 
 def singular_part(J, problem) -> str:
@@ -262,7 +264,7 @@ class Newton:
         self.lu = None
         self.ordering = EliminationOrder(problem.elimination_order)      # (14)
         self.matrix = None          # the kept matrix J (its LU is ``lu``)
-        self.magnitude = None       # |J| entrywise: the size of each row's terms
+        self._magnitude = None      # |J| entrywise, made when first asked for
         self.cj_lu = 0.0
         self.fresh = False          # True when the matrix was built during the current step
         rows = problem.invariant_rows                                    # (12)
@@ -285,11 +287,19 @@ class Newton:
         self.lu = None            # if the LU fails, no matrix of another point is left behind
         self.lu = self.ordering.factorise(J, self.stats, self.problem)
         self.matrix = J
-        self.magnitude = abs(J)
+        self._magnitude = None
         self.cj_lu = cj
         self.fresh = True
         self._mass = None
         self._built_at = (t, y.copy(), yp.copy())
+
+    @property
+    def magnitude(self) -> sp.csc_matrix:
+        """|J| entrywise, the size of each row's terms (output points' polish, the
+        rounding test): made from the kept matrix when first asked for."""
+        if self._magnitude is None:
+            self._magnitude = abs(self.matrix)
+        return self._magnitude
 
     def mass(self) -> sp.csc_matrix:
         """dF/dy' where the kept matrix was built: (J(cj) - J(0)) / cj, one more
