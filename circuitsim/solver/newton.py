@@ -267,6 +267,7 @@ class Newton:
         self._magnitude = None      # |J| entrywise, made when first asked for
         self.cj_lu = 0.0
         self.fresh = False          # True when the matrix was built during the current step
+        self._predicted_residual = None   # F at the current step's predicted point
         rows = problem.invariant_rows                                    # (12)
         # the constraint rows (bool mask), None when the problem has none
         self.invariant_rows = None if rows is None or not np.any(rows) else \
@@ -321,15 +322,17 @@ class Newton:
 
         Tries the kept matrix first; if that fails and it was stale, rebuilds it at the
         predicted point and tries once more. A failure with a fresh matrix is reported
-        to the caller, who cuts the step."""
+        to the caller, who cuts the step (the retry reuses the residual at the predicted
+        point)."""
         self.fresh = False
+        self._predicted_residual = None
         try:
             if self._needs_matrix(cj):
                 self._build(t, y_pred, yp_pred, cj)
             result = self._iterate(t, y_pred, yp_pred, cj, ewt)
             if not result.converged and not self.fresh:
                 self._build(t, y_pred, yp_pred, cj)
-                result = self._iterate(t, y_pred, yp_pred, cj, ewt)
+                result = self._iterate(t, y_pred, yp_pred, cj, ewt, self._predicted_residual)
         except BadValues as exc:
             return NewtonResult(False, reason=exc.what, worst=_culprits(exc, len(y_pred)))
         return result
@@ -396,16 +399,22 @@ class Newton:
         noise = self.lu.solve(-np.where(noise_rows, res, 0.0)) * scale
         return noise if wrms(delta - noise, ewt) <= NEWTON_TOL * (1.0 - MAX_RATE) else None
 
-    def _iterate(self, t, y_pred, yp_pred, cj, ewt) -> NewtonResult:
+    def _iterate(self, t, y_pred, yp_pred, cj, ewt, predicted_residual=None) -> NewtonResult:
         y, yp = y_pred.copy(), yp_pred.copy()
         d = np.zeros_like(y)
         scale = 2.0 / (1.0 + cj / self.cj_lu)
         norm0 = 1.0
         for m in range(MAX_ITERS):
-            try:
-                res = residual(self.problem, t, y, yp, self.stats)
-            except BadValues as exc:
-                return NewtonResult(False, niter=m, reason=exc.what, worst=_culprits(exc, len(y)))
+            if m == 0 and predicted_residual is not None:
+                res = predicted_residual
+            else:
+                try:
+                    res = residual(self.problem, t, y, yp, self.stats)
+                except BadValues as exc:
+                    return NewtonResult(False, niter=m, reason=exc.what,
+                                        worst=_culprits(exc, len(y)))
+                if m == 0:
+                    self._predicted_residual = res
             delta = self.lu.solve(-res)
             if scale != 1.0:
                 delta *= scale
