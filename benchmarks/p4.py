@@ -58,7 +58,10 @@ PEERS = {"exudyn": HERE / "peers" / "exudyn_p4.py", "mujoco": HERE / "peers" / "
 # each peer's fixed step without --search (benchmarks/peers/README.md)
 PEER_STEPS = {"exudyn": 1e-3, "mujoco": 4e-3}
 PEER_MAX_N = {"mujoco": 256}    # dense joint-space solve, O(N³) per step: 55 ms at N = 256
-RTOL_LADDER = (1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7)
+# rungs about 1.5x apart, as fine as the peers' steps: a variable-order BDF's step count
+# moves with rtol^(1/(k+1)), about 1.07x a rung at order 5 (the peers' rungs: 1.25x)
+RTOL_LADDER = (2e-4, 1.5e-4, 1e-4, 7e-5, 5e-5, 3e-5, 2e-5, 1.5e-5, 1e-5, 7e-6, 5e-6, 3e-6,
+               2e-6, 1.5e-6, 1e-6, 7e-7, 5e-7, 3e-7, 2e-7, 1.5e-7, 1e-7)
 # fixed steps dividing 1 s exactly (both scripts require it)
 STEP_LADDER = (1e-2, 8e-3, 6.25e-3, 5e-3, 4e-3, 3.125e-3, 2.5e-3, 2e-3, 1.6e-3, 1.25e-3,
                1e-3, 8e-4, 6.25e-4, 5e-4, 4e-4, 3.125e-4, 2.5e-4, 2e-4)
