@@ -1,8 +1,8 @@
 """Rejected steps with and without state events (docs/solver.md, state events).
 
-Runs each case twice: with the stops' switching functions (the solver ends a step at
-contact onset and release) and without them (Stop.switch_names emptied: the step
-control finds the kinks by rejecting steps). Prints steps, rejected steps (error test,
+Runs each case twice: with the switching functions of the stops and of the spherical
+joints' cone limits (the solver ends a step at contact onset and release) and without
+them (their switch_names emptied: the step control finds the kinks by rejecting steps). Prints steps, rejected steps (error test,
 Newton), events and wall time.
 
     python benchmarks/events.py [netlist ...]
@@ -14,6 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import circuitsim  # noqa: E402
+from circuitsim.elements.spherical import Spherical  # noqa: E402
 from circuitsim.elements.stop import Stop  # noqa: E402
 BOUNCE = """* a mass thrown at an elastic stop, k = 1e6, c = 0 (tests/test_stop.py)
 mass M1 v m=1 v0=1
@@ -26,6 +27,13 @@ I G 0 v I=-9.81
 stop S v 0 lower=-1 k=1e4 c=0
 .tran 3 1m
 """
+CONE = """* a rod swinging into its ball joint's undamped 30 deg cone limit (tests/test_events.py)
+.gravity 0 0 -9.81
+body R m=1 J=(0.02, 0.02, 0.001) pos=(0, 0, -0.5) w=(0, 4, 0) v=(-2, 0, 0)
+spherical J1 0 R at=(0, 0, 0) cone=30deg axis=(0, 0, 1) kcone=1000 ccone=0
+.tran 1.5
+"""
+SWITCHED = (Stop, Spherical)       # the element types with switching functions
 
 
 # the shipped netlists with end stops (stop lines, or the hydraulic cylinder's stops)
@@ -33,20 +41,26 @@ NETLISTS = ("manipulator.cir", "solar_panel.cir", "landing_gear.cir")
 
 
 def run(text, events, **options):
-    saved = Stop.switch_names
+    saved = [etype.__dict__["switch_names"] for etype in SWITCHED]
     if not events:
-        Stop.switch_names = ()
+        for etype in SWITCHED:
+            etype.switch_names = classmethod(lambda cls, group: ())
     try:
         t = time.perf_counter()
         res = circuitsim.parse(text).simulate(**options)
         return res, time.perf_counter() - t
     finally:
-        Stop.switch_names = saved
+        for etype, method in zip(SWITCHED, saved):
+            etype.switch_names = method
 
 
 def main(paths):
     cases = [("bounce (rtol 1e-8)", BOUNCE, dict(rtol=1e-8, atol=1e-10)),
-             ("ball (rtol 1e-8)", BALL, dict(rtol=1e-8, atol=1e-10))]
+             ("ball (rtol 1e-8)", BALL, dict(rtol=1e-8, atol=1e-10)),
+             ("rod into a cone limit", CONE, {}),
+             ("double_pendulum.cir, J2.cone=0.3",
+              (ROOT / "netlists" / "double_pendulum.cir").read_text(),
+              dict(set={"J2.cone": 0.3}))]
     for p in paths or [ROOT / "netlists" / name for name in NETLISTS]:
         cases.append((Path(p).name, Path(p).read_text(), {}))
     print("| case | events | steps | rejected (error) | rejected (Newton) | events found | wall |")

@@ -135,9 +135,9 @@ class System(DAEProblem):
         self._projected = [g for g in self.groups if g.etype.project is not None]
         self.project = self._project if self._projected else None   # solver hook
         # solver hook (17): the elements' switching functions, vectorised by group
-        self._switched = [g for g in self.groups if g.etype.switch_names]
+        self._switched = [g for g in self.groups if g.etype.switch_names(g.p)]
         self.event_names = [f"{inst.name} {name}" for g in self._switched
-                            for inst in g.instances for name in g.etype.switch_names]
+                            for inst in g.instances for name in g.etype.switch_names(g.p)]
         self.event_functions = self._switching_functions if self._switched else None
 
     # --- set-up ------------------------------------------------------------------------

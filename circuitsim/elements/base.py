@@ -474,14 +474,16 @@ class ElementType:
         return np.zeros(x.shape[:2] + (0,))
 
     # --- state events ---------------------------------------------------------------------
-    # The element's law switches where one of these functions changes sign (a contact
-    # closing or opening): one column of ``switching_functions`` per name. The solver ends
-    # its step at the sign change and restarts there (docs/solver.md, state events).
-    switch_names: ClassVar[tuple] = ()
+    @classmethod
+    def switch_names(cls, group) -> tuple:
+        """Names of the group's switching functions: the element's law switches where one
+        changes sign (a contact closing or opening). The solver ends its step at the sign
+        change and restarts there (docs/solver.md, state events). () for none."""
+        return ()
 
     @classmethod
     def switching_functions(cls, t: float, x: np.ndarray, xp: np.ndarray, p) -> np.ndarray:
-        """(N, len(switch_names)) the switching functions at (t, x, x'), continuous in
+        """(N, len(switch_names(p))) the switching functions at (t, x, x'), continuous in
         the state; a function that can never change sign (a limit not given) is -1."""
         return np.zeros((x.shape[0], 0))
 

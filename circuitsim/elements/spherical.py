@@ -46,9 +46,11 @@ P_i = p_i + A(q_i)·x_i the joint point as fixed in frame i, ω_rel = ω2 − ω
         τ = max(kcone·(θ − cone) + ccone·dθ/dt, 0) while θ > cone, else 0;
         M_c = −τ·n (frame 2 is turned back towards a1, frame 1 towards a2; a limit
         only pushes, it never pulls, as ``stop``). The switch at θ = cone is not
-        smoothed: like ``stop`` it relies on the error test to shorten the step that
-        reaches the contact.
+        smoothed: the solver locates it, (5).
     (4) M = M_f + M_c is the torque frame 1 exerts on frame 2 (frame 1 receives −M).
+    (5) switching function of the cone limit ("cone", a state event): min(θ − cone,
+        θ − cone + (ccone/kcone)·dθ/dt), positive exactly where τ of (3) acts; the
+        step ends at its contact onset and release and the run restarts there.
 Outputs
     J.Fx, J.Fy, J.Fz: F; J.Mx, J.My, J.Mz: M of (4) (zero without friction and cone);
     J.gap: |P2 − P1| (m), the position-level violation: the drift of the velocity
@@ -265,6 +267,19 @@ class Spherical(Joint):
         cnn = act * p.ccone[:, None, None] * _outer(n, n)              # ∂(τ n)/∂ω_rel
         dM[:, :, W2] -= cnn
         dM[:, :, W1] += cnn
+
+    @classmethod
+    def switch_names(cls, group):
+        return ("cone",) if group.cone_on else ()
+
+    @classmethod
+    def switching_functions(cls, t, x, xp, p):
+        """(5): the cone limit pushes exactly where this is positive: min(θ − cone,
+        θ − cone + (ccone/kcone)·dθ/dt), as a stop's (contact at θ = cone; release where
+        the damped torque would turn into a pull)."""
+        *_, theta, n, w, _, _ = cls._cone(x, p)
+        over = theta - p.cone
+        return np.minimum(over, over + p.ccone / p.kcone * np.sum(n * w, axis=-1))[:, None]
 
     @classmethod
     def added_output_values(cls, x, p):

@@ -69,7 +69,9 @@ class Stop(ElementType):
         dfdv = np.where(on_u, p.c, 0.0) + np.where(on_l, p.c, 0.0)
         return f, dfdx, dfdv
 
-    switch_names = ("upper", "lower")
+    @classmethod
+    def switch_names(cls, group):
+        return ("upper", "lower")
 
     @classmethod
     def switching_functions(cls, t, x, xp, p):
