@@ -42,7 +42,6 @@ from ..errors import ModelError
 from .base import NO_LABEL, SPEED, SPIN, AxisJoint, ElementType, Output, Param, Port, State
 from .constraints import NV2, AxialRotation, Frames, PointOnPlane, Rotation, relative_angle
 from .frames import cross, global_point, local_offset, reduced
-from . import quaternion
 
 MODELS = ("velocity", "position", "elastic")
 AT_FRAMES = ("global", "frame1", "frame2")
@@ -78,10 +77,6 @@ def triad(axis) -> tuple:
     e1 = t - (t @ n) * n
     e1 /= np.linalg.norm(e1)
     return e1, np.cross(n, e1), n
-
-
-def _rotation_matrix(frame_state: dict) -> np.ndarray:
-    return quaternion.dcm(np.array([frame_state[k] for k in ("q0", "q1", "q2", "q3")]))
 
 
 class Joint(ElementType):
@@ -263,7 +258,7 @@ class Joint(ElementType):
             at = global_point(frames, inst.nodes, prm.get("atframe", "global"), prm["at"])
         e1, e2, n = triad(cls.joint_axis(prm))
         normals, pairs = cls.layout(prm, e1, e2, n)
-        A1t, A2t = _rotation_matrix(f1).T, _rotation_matrix(f2).T
+        A1t, A2t = f1["A"].T, f2["A"].T
         prm["x1"], prm["x2"] = local_offset(f1, at), local_offset(f2, at)
         prm["pp_n"] = np.array([v if cls.global_normals else A1t @ v
                                 for v in normals]).reshape(-1, 3)

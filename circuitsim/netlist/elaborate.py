@@ -14,6 +14,7 @@ import numpy as np
 
 from ..elements import element_types, lookup
 from ..elements.base import FRAME_VARS, REQUIRED, ElementInstance, RatioUnit
+from ..elements.frames import with_rotation
 from ..errors import Loc, ModelError, NetlistError, did_you_mean
 from ..runtime import expressions
 from ..runtime.names import GROUND
@@ -616,12 +617,13 @@ class Elaborator:
         for inst in c.elements:
             if inst.type.uses_gravity and "g" not in inst.explicit and c.gravity:
                 inst.params["g"] = np.array(c.gravity, dtype=float)
-        frames = {GROUND: {name: (1.0 if name == "q0" else 0.0)
-                                    for name in FRAME_VARS}}
+        frames = {GROUND: with_rotation({name: (1.0 if name == "q0" else 0.0)
+                                         for name in FRAME_VARS})}
         for inst in c.elements:
             if inst.type.implicit_ports:
                 m, J = inst.type.mass_properties(inst)
-                frames[inst.name] = {**inst.type.initial_state(inst), "m": m, "J": J}
+                frames[inst.name] = with_rotation({**inst.type.initial_state(inst), "m": m,
+                                                   "J": J})
         for inst in c.elements:
             inst.type.link(inst, frames)
 
