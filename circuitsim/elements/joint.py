@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -70,13 +71,23 @@ TRANS = Flange("v", "flange", "trans", "f", "s")
 
 
 def triad(axis) -> tuple:
-    """Unit axis n and two unit vectors e1, e2 with (e1, e2, n) right-handed."""
-    n = np.asarray(axis, dtype=float)
+    """Unit axis n and two unit vectors e1, e2 with (e1, e2, n) right-handed; read-only,
+    being shared: the joints of a mechanism have a few axes (a chain's all the default),
+    each worked out once."""
+    return _triad(np.asarray(axis, dtype=float).tobytes())
+
+
+@lru_cache(maxsize=1024)
+def _triad(axis: bytes) -> tuple:      # the bytes tell -0.0 from 0.0, as the arithmetic does
+    n = np.frombuffer(axis)
     n = n / np.linalg.norm(n)
     t = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     e1 = t - (t @ n) * n
     e1 /= np.linalg.norm(e1)
-    return e1, np.cross(n, e1), n
+    out = e1, np.cross(n, e1), n
+    for v in out:
+        v.setflags(write=False)
+    return out
 
 
 class Joint(ElementType):
