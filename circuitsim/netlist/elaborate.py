@@ -400,12 +400,11 @@ class Elaborator:
                             for p, n in zip(el.type.ports, el.nodes)]
             inst = ElementInstance(el.type, el.name, el.nodes, {}, el.loc, el.param_locs,
                                    port_domains)
+            port_domains_by_name = {p.name: d for p, d in zip(el.type.ports, port_domains)}
             for par in el.type.params:
-                what = f"{el.type.keyword} {el.name}: {par.name}"
                 if par.name in el.assigns:
                     value, scope = el.assigns[par.name]
-                    port_domains_by_name = {p.name: d for p, d in zip(el.type.ports,
-                                                                      port_domains)}
+                    what = f"{el.type.keyword} {el.name}: {par.name}"
                     inst.params[par.name] = self._convert_value(par, value, scope, dom,
                                                                 allowed, what, el.prefix,
                                                                 el.portmap,
@@ -420,7 +419,8 @@ class Elaborator:
                         el.loc)
                 else:
                     inst.params[par.name] = par.default
-                self._check_bounds(par, inst, el)
+                if par.positive or par.nonnegative:
+                    self._check_bounds(par, inst, el)
             el.type.check(inst)
             out.append(inst)
         return out
