@@ -243,6 +243,10 @@ def test_a_byte_that_is_not_utf8_is_located(tmp_path, capsys):
     (".param L=2V\nV V1 a 0 V=1\nR R1 a 0 R={L}\n.tran 1\n",
      "{file}:3:12: R R1: R expects a value in Ohm, but {L} is in V (from the units its "
      "parameters were written with)"),
+    # the same brace converted first where it fits (each brace is converted once per unit)
+    (".param L=2V\nV V1 a 0 V={L}\nR R1 a 0 R={L}\n.tran 1\n",
+     "{file}:3:12: R R1: R expects a value in Ohm, but {L} is in V (from the units its "
+     "parameters were written with)"),
     (".subckt rdiv in out params: Rt=1k\nR R1 in out R={Rt}\n.ends\n"
      "V V1 a 0 V=1\nrdiv X1 a 0 Rt=5V\n.tran 1\n",
      "{file}:5:1: R X1.R1: R expects a value in Ohm, but {Rt} is in V (from the units its "

@@ -2,13 +2,18 @@
 same start-up (assembly from `.ic` joint coordinates and from bodies drawn off the
 joints), mobility analysis and models. The joint types are taken from the registry, so
 a new joint is covered without editing this file."""
+import sys
+
 import numpy as np
 import pytest
 
 import circuitsim
-from circuitsim.elements import element_types
+from circuitsim.elements import element_types, joint
 
-from helpers import netlist_text
+from helpers import NETLISTS, netlist_text
+
+sys.path.insert(0, str(NETLISTS))
+from chain import chain_netlist  # noqa: E402
 
 FOURBAR = netlist_text("fourbar.cir")
 JB_LINE = "revolute JB crank coupler at=(0, 0.1, 0) axis=(0, 0, 1)"
@@ -157,3 +162,14 @@ spherical S1 0 B1 at=(0, 0, 0)
 spherical S2 B1 B2 at=(0.5, 0, 0)
 .tran 0.1 10m
 """
+
+
+def test_a_large_group_is_probed_in_parts_with_the_same_pattern(monkeypatch):
+    """More instances than PROBE_CHUNK are probed a part at a time, each with its rows of
+    the same random states: the pattern is the one probed all at once."""
+    text = chain_netlist(joint.PROBE_CHUNK + 40, "position", probes=["B1.x"])
+    group = next(g for g in circuitsim.parse(text, "<chain>").prepare().system.groups
+                 if g.etype.keyword == "spherical")
+    in_parts = group.etype._probed_pattern(group.p)
+    monkeypatch.setattr(joint, "PROBE_CHUNK", 10**9)
+    assert np.array_equal(in_parts, group.etype._probed_pattern(group.p))

@@ -33,15 +33,15 @@ def tree_order(system) -> np.ndarray | None:
         frame_cols = [(i, starts[i]) for i, port in enumerate(g.etype.ports) if port.frame]
         own_cols = [int(starts[i]) for i, port in enumerate(g.etype.ports) if not port.frame]
         own_cols += list(range(int(starts[-1]), int(starts[-1]) + len(g.etype.states)))
-        for inst, idx in zip(g.instances, g.var_idx):
-            own = [int(v) for v in idx[own_cols] if v < n]
+        for inst, idx in zip(g.instances, g.var_idx.tolist()):   # lists: a numpy
+            own = [idx[c] for c in own_cols if idx[c] < n]           # scalar per use is slow
             if g.etype.implicit_ports:                  # a body: its own 13 are the frame
                 frame_vars[inst.name] = own
                 continue
             frames = [inst.nodes[i] for i, _ in frame_cols]
             for (i, start), node in zip(frame_cols, frames):
                 if node != GROUND:
-                    frame_vars.setdefault(node, [int(v) for v in idx[start:start + widths[i]]])
+                    frame_vars.setdefault(node, idx[start:start + widths[i]])
             if len(frames) == 1:
                 attached[frames[0]].extend(own)
             elif len(frames) >= 2:
@@ -50,7 +50,7 @@ def tree_order(system) -> np.ndarray | None:
                 edges[b].append((a, own))
     if not frame_vars:
         return None
-    placed = np.zeros(n, dtype=bool)
+    placed = [False] * n
     order: list = []
 
     def place(indices):

@@ -341,8 +341,9 @@ class ElementType:
     @classmethod
     def link(cls, inst: ElementInstance, frames: dict) -> None:
         """After conversion: derive parameters from other elements. ``frames`` maps a
-        frame name to the initial state of that body ({'x': .., 'q0': .., ...}; ground
-        '0' included). Joints compute their local attachment points here."""
+        frame name to the initial state of that body ({'x': .., 'q0': .., ...}, and 'A'
+        its rotation matrix; ground '0' included). Joints compute their local attachment
+        points here."""
 
     @classmethod
     def bind_determined(cls, p_init, local_determined: np.ndarray, local_rates) -> None:

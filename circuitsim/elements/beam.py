@@ -320,13 +320,10 @@ class Beam(ElementType):
             raise ModelError(f"beam {inst.name}: yaxis is parallel to the beam",
                              inst.param_locs.get("yaxis", inst.loc))
         for i, (f, point) in enumerate(((f1, points[0]), (f2, points[1])), start=1):
-            q = np.array([f[k] for k in ("q0", "q1", "q2", "q3")])
             prm[f"x{i}"] = local_offset(f, point)
-            prm[f"rho{i}"] = quaternion.dcm(q).T @ E0
+            prm[f"rho{i}"] = f["A"].T @ E0
         prm["l0"] = l0
-        ref = frames[prm.get("ref") or GROUND]
-        q = np.array([ref[k] for k in ("q0", "q1", "q2", "q3")])
-        prm["rref"] = quaternion.dcm(q).T @ E0[:, 0]
+        prm["rref"] = frames[prm.get("ref") or GROUND]["A"].T @ E0[:, 0]
 
     @classmethod
     def group_key(cls, inst):

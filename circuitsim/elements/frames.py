@@ -46,11 +46,19 @@ def arm(x: np.ndarray, offset: int, x_local: np.ndarray):
     return r, dr_dq
 
 
+def with_rotation(state: dict) -> dict:
+    """A frame's initial state with ``A``, its rotation matrix (local → global) at t = 0:
+    computed once per frame, where every element linked to the frame reads it (each joint
+    of a chain reads two bodies' A three times). Read-only, being shared."""
+    A = quaternion.dcm(np.array([state[k] for k in ("q0", "q1", "q2", "q3")]))
+    A.setflags(write=False)
+    return {**state, "A": A}
+
+
 def local_offset(frame_state: dict, point: np.ndarray) -> np.ndarray:
     """x_l = A0ᵀ(P − r0): a global point at t = 0 as an offset in the frame."""
-    q = np.array([frame_state[k] for k in ("q0", "q1", "q2", "q3")])
     r0 = np.array([frame_state[k] for k in ("x", "y", "z")])
-    return quaternion.dcm(q).T @ (np.asarray(point, dtype=float) - r0)
+    return frame_state["A"].T @ (np.asarray(point, dtype=float) - r0)
 
 
 def point_params(what: str) -> tuple:
@@ -69,9 +77,8 @@ def global_point(frames: dict, nodes: list, atframe: str, point) -> np.ndarray:
     if atframe == "global":
         return point
     state = frames[nodes[0] if atframe == "frame1" else nodes[1]]
-    q = np.array([state[k] for k in ("q0", "q1", "q2", "q3")])
     r0 = np.array([state[k] for k in ("x", "y", "z")])
-    return r0 + quaternion.dcm(q) @ point
+    return r0 + state["A"] @ point
 
 
 def reduced(values: list, empty: float = 1.0) -> float:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -42,7 +43,6 @@ from ..errors import ModelError
 from .base import NO_LABEL, SPEED, SPIN, AxisJoint, ElementType, Output, Param, Port, State
 from .constraints import NV2, AxialRotation, Frames, PointOnPlane, Rotation, relative_angle
 from .frames import cross, global_point, local_offset, reduced
-from . import quaternion
 
 MODELS = ("velocity", "position", "elastic")
 AT_FRAMES = ("global", "frame1", "frame2")
@@ -52,6 +52,20 @@ AXIS = Param("axis", "1", default=(0.0, 0.0, 1.0), description="axis direction, 
 W1, W2 = slice(3, 6), slice(16, 19)      # ω of frame 1, of frame 2 (local variables)
 POSE = np.r_[6:13, 19:26]                # p, q of both frames
 PROBE_SEED, PROBE_STATES = 20261126, 2   # random states at which the pattern is probed
+# instances probed at once: each Jacobian is (instances, rows, variables), and 4 096 ball
+# joints at once took three times as long per joint (fresh pages of 33 MB arrays) as 512
+PROBE_CHUNK = 512
+
+
+def _instances(p, rows: slice, n: int):
+    """The parameters of a group of ``n`` instances narrowed to ``rows``: what has one
+    entry per instance (arrays and lists of n) is sliced, the group's constants shared.
+    (Used with n > PROBE_CHUNK only, where no constant has n entries.)"""
+    part = copy.copy(p)
+    for key, value in vars(p).items():
+        if isinstance(value, (np.ndarray, list)) and len(value) == n:
+            setattr(part, key, value[rows])
+    return part
 
 
 @dataclass(frozen=True)
@@ -71,17 +85,23 @@ TRANS = Flange("v", "flange", "trans", "f", "s")
 
 
 def triad(axis) -> tuple:
-    """Unit axis n and two unit vectors e1, e2 with (e1, e2, n) right-handed."""
-    n = np.asarray(axis, dtype=float)
+    """Unit axis n and two unit vectors e1, e2 with (e1, e2, n) right-handed; read-only,
+    being shared: the joints of a mechanism have a few axes (a chain's all the default),
+    each worked out once."""
+    return _triad(np.asarray(axis, dtype=float).tobytes())
+
+
+@lru_cache(maxsize=1024)
+def _triad(axis: bytes) -> tuple:      # the bytes tell -0.0 from 0.0, as the arithmetic does
+    n = np.frombuffer(axis)
     n = n / np.linalg.norm(n)
     t = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     e1 = t - (t @ n) * n
     e1 /= np.linalg.norm(e1)
-    return e1, np.cross(n, e1), n
-
-
-def _rotation_matrix(frame_state: dict) -> np.ndarray:
-    return quaternion.dcm(np.array([frame_state[k] for k in ("q0", "q1", "q2", "q3")]))
+    out = e1, np.cross(n, e1), n
+    for v in out:
+        v.setflags(write=False)
+    return out
 
 
 class Joint(ElementType):
@@ -263,7 +283,7 @@ class Joint(ElementType):
             at = global_point(frames, inst.nodes, prm.get("atframe", "global"), prm["at"])
         e1, e2, n = triad(cls.joint_axis(prm))
         normals, pairs = cls.layout(prm, e1, e2, n)
-        A1t, A2t = _rotation_matrix(f1).T, _rotation_matrix(f2).T
+        A1t, A2t = f1["A"].T, f2["A"].T
         prm["x1"], prm["x2"] = local_offset(f1, at), local_offset(f2, at)
         prm["pp_n"] = np.array([v if cls.global_normals else A1t @ v
                                 for v in normals]).reshape(-1, 3)
@@ -532,11 +552,14 @@ class Joint(ElementType):
             form.flange_prescribed = np.zeros((N, nf), dtype=bool)
             forms.append(form)
         mask = np.zeros((cls.nrows(), cls.nvars()), dtype=bool)
+        chunks = [slice(i, i + PROBE_CHUNK) for i in range(0, N, PROBE_CHUNK)]
         for form in forms:
+            parts = [form] if N <= PROBE_CHUNK else [_instances(form, c, N) for c in chunks]
             for _ in range(PROBE_STATES):
                 x, xp = rng.uniform(-1.0, 1.0, (2, N, cls.nvars()))
-                for block in cls.jacobian(0.0, x, xp, form):
-                    mask |= np.any(np.asarray(block) != 0.0, axis=0)
+                for part, rows in zip(parts, chunks):
+                    for block in cls.jacobian(0.0, x[rows], xp[rows], part):
+                        mask |= np.any(np.asarray(block) != 0.0, axis=0)
         return mask
 
     @classmethod

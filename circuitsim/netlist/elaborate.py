@@ -14,6 +14,7 @@ import numpy as np
 
 from ..elements import element_types, lookup
 from ..elements.base import FRAME_VARS, REQUIRED, ElementInstance, RatioUnit
+from ..elements.frames import with_rotation
 from ..errors import Loc, ModelError, NetlistError, did_you_mean
 from ..runtime import expressions
 from ..runtime.names import GROUND
@@ -390,39 +391,41 @@ class Elaborator:
     # --- conversion of values -------------------------------------------------------------
     def convert(self, pending: list, domains: dict) -> list:
         self.warnings: list = []
-        out = []
-        for el in pending:
-            scalar = [n for p, n in topology.scalar_ports(el) if n != GROUND]
-            dom = next((domains[n][0] for n in scalar), None)
-            allowed = next((domains[n][1] for n in scalar), None)
-            port_domains = [domains[n][0] if n in domains and not p.frame else None
-                            for p, n in zip(el.type.ports, el.nodes)]
-            inst = ElementInstance(el.type, el.name, el.nodes, {}, el.loc, el.param_locs,
-                                   port_domains)
-            for par in el.type.params:
+        with values.memoised():              # the scopes are complete
+            return [self._instance(el, domains) for el in pending]
+
+    def _instance(self, el, domains: dict) -> ElementInstance:
+        """One pending element with its values converted and checked."""
+        scalar = [n for p, n in topology.scalar_ports(el) if n != GROUND]
+        dom = next((domains[n][0] for n in scalar), None)
+        allowed = next((domains[n][1] for n in scalar), None)
+        port_domains = [domains[n][0] if n in domains and not p.frame else None
+                        for p, n in zip(el.type.ports, el.nodes)]
+        inst = ElementInstance(el.type, el.name, el.nodes, {}, el.loc, el.param_locs,
+                               port_domains)
+        port_domains_by_name = {p.name: d for p, d in zip(el.type.ports, port_domains)}
+        for par in el.type.params:
+            if par.name in el.assigns:
+                value, scope = el.assigns[par.name]
                 what = f"{el.type.keyword} {el.name}: {par.name}"
-                if par.name in el.assigns:
-                    value, scope = el.assigns[par.name]
-                    port_domains_by_name = {p.name: d for p, d in zip(el.type.ports,
-                                                                      port_domains)}
-                    inst.params[par.name] = self._convert_value(par, value, scope, dom,
-                                                                allowed, what, el.prefix,
-                                                                el.portmap,
-                                                                port_domains_by_name)
-                    inst.explicit.add(par.name)
-                    self.warnings += _large_angles(par, value, what)
-                elif par.default is REQUIRED:
-                    unit = par.unit_for(dom) or (par.unit if isinstance(par.unit, str) else "")
-                    raise NetlistError(
-                        f"{el.type.keyword} {el.name} needs parameter {par.name} "
-                        f"({par.description}{', ' + unit if unit and unit != '1' else ''})",
-                        el.loc)
-                else:
-                    inst.params[par.name] = par.default
+                inst.params[par.name] = self._convert_value(par, value, scope, dom,
+                                                            allowed, what, el.prefix,
+                                                            el.portmap,
+                                                            port_domains_by_name)
+                inst.explicit.add(par.name)
+                self.warnings += _large_angles(par, value, what)
+            elif par.default is REQUIRED:
+                unit = par.unit_for(dom) or (par.unit if isinstance(par.unit, str) else "")
+                raise NetlistError(
+                    f"{el.type.keyword} {el.name} needs parameter {par.name} "
+                    f"({par.description}{', ' + unit if unit and unit != '1' else ''})",
+                    el.loc)
+            else:
+                inst.params[par.name] = par.default
+            if par.positive or par.nonnegative:
                 self._check_bounds(par, inst, el)
-            el.type.check(inst)
-            out.append(inst)
-        return out
+        el.type.check(inst)
+        return inst
 
     def _convert_value(self, par, value, scope, dom, allowed, what, prefix="", portmap=None,
                        port_domains=None):
@@ -616,12 +619,13 @@ class Elaborator:
         for inst in c.elements:
             if inst.type.uses_gravity and "g" not in inst.explicit and c.gravity:
                 inst.params["g"] = np.array(c.gravity, dtype=float)
-        frames = {GROUND: {name: (1.0 if name == "q0" else 0.0)
-                                    for name in FRAME_VARS}}
+        frames = {GROUND: with_rotation({name: (1.0 if name == "q0" else 0.0)
+                                         for name in FRAME_VARS})}
         for inst in c.elements:
             if inst.type.implicit_ports:
                 m, J = inst.type.mass_properties(inst)
-                frames[inst.name] = {**inst.type.initial_state(inst), "m": m, "J": J}
+                frames[inst.name] = with_rotation({**inst.type.initial_state(inst), "m": m,
+                                                   "J": J})
         for inst in c.elements:
             inst.type.link(inst, frames)
 

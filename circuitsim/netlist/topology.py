@@ -128,7 +128,9 @@ def check_connectivity(pending: list, first_use: dict) -> list:
                 "so its potential is undetermined (add a path to 0, e.g. a large resistor "
                 "or a mass)", first_use.get(nodes[0]))
 
-    no_flow = _connection_graph(pending, skip=lambda el: el.type.is_flow_source)
+    # without the flow sources' edges (no flow source: the graph just checked)
+    no_flow = _connection_graph(pending, skip=lambda el: el.type.is_flow_source) if any(
+        el.type.is_flow_source for el in pending) else ([], [])
     for comp in connected_components(*no_flow):
         if GROUND not in comp:
             node = sorted(comp)[0]

@@ -8,6 +8,8 @@ every error is located at the value.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Mapping
 
 import numpy as np
@@ -152,24 +154,16 @@ def to_number(value: ast.Value, scope: Mapping[str, float], unit: str | None,
             return units.to_si(value.mantissa, value.suffix, unit)
         except units.UnitError as exc:
             raise NetlistError(f"{what}: {exc}", value.loc) from None
+    if isinstance(value, ast.Expr):
+        known = _KNOWN.get()
+        if known is None:
+            return _expression(value, scope, unit, what)
+        key = (id(scope), value.tree, unit)
+        if key not in known:
+            known[key] = _expression(value, scope, unit, what)
+        return known[key]
     if unit is not None:
         _check_dims(value, scope, unit, what)
-    if isinstance(value, ast.Expr):
-        names = expressions.free_names(value.tree)
-        if "time" in names:
-            raise NetlistError(f"{what} must be a constant; 'time' is only allowed in "
-                               "sources and drives", value.loc)
-        number = float(expressions.evaluate(value.tree, scope, loc=value.loc))
-        if not math.isfinite(number):
-            raise NetlistError(f"{what}: the expression {value.text} evaluates to {number} "
-                               "(a division by zero, or a function outside its domain)",
-                               value.loc)
-        try:
-            units.check_magnitude(number)
-        except units.UnitError as exc:
-            raise NetlistError(f"{what}: the expression {value.text}: {exc}",
-                               value.loc) from None
-        return number
     if isinstance(value, ast.Ident):
         if value.name in scope:
             return float(scope[value.name])
@@ -177,6 +171,45 @@ def to_number(value: ast.Value, scope: Mapping[str, float], unit: str | None,
         raise NetlistError(f"{what} expects {describe_unit(unit)}, got the name "
                            f"'{value.name}', which is not a parameter", value.loc, hint)
     raise NetlistError(f"{what} expects {describe_unit(unit)}, got '{value.text}'", value.loc)
+
+
+# Within ``memoised()``, the value of each brace expression, by scope, tree and unit: a
+# large netlist writes the same brace on every line ({m*L^2/12} on each body), and the
+# scopes do not change while the elements' values are converted. (A context variable:
+# each thread converts its own netlist.)
+_KNOWN: ContextVar = ContextVar("known_expressions", default=None)
+
+
+@contextmanager
+def memoised():
+    """Convert each brace expression once per scope and unit inside the block; the
+    scopes must not change in it (elaborate.convert: they are complete by then)."""
+    token = _KNOWN.set({})
+    try:
+        yield
+    finally:
+        _KNOWN.reset(token)
+
+
+def _expression(value: ast.Expr, scope, unit: str | None, what: str) -> float:
+    """A constant brace expression in SI (see to_number)."""
+    if unit is not None:
+        _check_dims(value, scope, unit, what)
+    names = expressions.free_names(value.tree)
+    if "time" in names:
+        raise NetlistError(f"{what} must be a constant; 'time' is only allowed in "
+                           "sources and drives", value.loc)
+    number = float(expressions.evaluate(value.tree, scope, loc=value.loc))
+    if not math.isfinite(number):
+        raise NetlistError(f"{what}: the expression {value.text} evaluates to {number} "
+                           "(a division by zero, or a function outside its domain)",
+                           value.loc)
+    try:
+        units.check_magnitude(number)
+    except units.UnitError as exc:
+        raise NetlistError(f"{what}: the expression {value.text}: {exc}",
+                           value.loc) from None
+    return number
 
 
 def to_vector(value: ast.Value, scope, unit, size: int, what: str) -> np.ndarray:

@@ -189,9 +189,25 @@ def depth(tree) -> int:
                       lambda node, _, parts: 1 + max(parts, default=0))
 
 
+def _fewer_nodes(tree, limit: int) -> bool:
+    """Has the tree fewer than ``limit`` nodes? (Counts no further than the limit.)"""
+    stack, count = [tree], 0
+    while stack:
+        count += 1
+        if count >= limit:
+            return False
+        stack.extend(_kids(stack.pop()))
+    return True
+
+
 def bounded(tree, loc: Loc | None = None):
     """The tree with long sums and products balanced; NetlistError at ``loc`` if it is
     still nested more than MAX_DEPTH levels deep."""
+    # a chain of BALANCE_FROM terms has 2·BALANCE_FROM − 1 nodes, and a tree smaller than
+    # that is less than MAX_DEPTH deep: the tree of almost every brace, returned as it is
+    # (the walks below would rebuild an equal tree: a fifth of parsing a large netlist)
+    if _fewer_nodes(tree, 2 * BALANCE_FROM - 1):
+        return tree
     tree = _postorder(tree, _split_balancing, _join_balancing)
     levels = depth(tree)
     if levels > MAX_DEPTH:
