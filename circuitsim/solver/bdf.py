@@ -659,7 +659,8 @@ class _Run:
         conditioning of the constraints; tested, it cut the step into the singular
         instant (the IFToMM double four-bar stopped at its first flat passage).
 
-        The drift correction (``_drift``): J delta = -r on the invariant rows."""
+        The drift correction (``_restore_invariants``): J delta = -r on the invariant
+        rows, r their residual at the new point."""
         moved = np.where(self.differential, d, 0.0)
         columns = [np.where(self.invariant_rows, self.newton.matrix @ moved, 0.0)]
         r = self._invariant_residual(t, y, yp)
