@@ -388,8 +388,11 @@ class Newton:
         constraints into tolerance units of velocity along the nearly free direction,
         the same in every iteration and at every step size. The rest must be below
         NEWTON_TOL at the slowest contraction accepted (MAX_RATE). Called only when the
-        usual test fails: one matrix-vector product and one back-substitution."""
-        if self.invariant_rows is None or not np.isfinite(res).all():
+        usual test fails, and only with a matrix built for this step (a kept one that
+        fails is rebuilt first: on a long chain most failures are that, and the test's
+        |J| product cost 3 % of the run): one matrix-vector product and one
+        back-substitution."""
+        if self.invariant_rows is None or not self.fresh or not np.isfinite(res).all():
             return None
         y_before = y - delta
         level = ROUNDING_ULPS * np.finfo(float).eps * (self.magnitude @ np.abs(y_before))
