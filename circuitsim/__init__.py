@@ -8,7 +8,7 @@ from .api import Netlist, load, parse
 from .errors import (CircuitsimError, ConvergenceError, InconsistentInitialConditions,
                      ModelError, NetlistError, NoEquilibrium, SolverError,
                      StepSizeTooSmall)
-from .results import Result
+from .output.results import Result
 
 __version__ = "0.1.0"
 __all__ = ["load", "parse", "Netlist", "Result", "CircuitsimError", "NetlistError",

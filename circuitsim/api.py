@@ -15,16 +15,16 @@ import itertools
 import numpy as np
 
 from .assembly.system import System
-from .case import Case
-from .checkreport import CheckReport, DomainCount, SubcircuitCount
+from .run.case import Case
+from .output.checkreport import CheckReport, DomainCount, SubcircuitCount
 from .errors import CircuitsimError, Loc, NetlistError, did_you_mean
-from .gcpause import gc_paused
-from .htmlview import error_html
-from . import parallel
+from .runtime.memory import gc_paused
+from .output.htmlview import error_html
+from .run import parallel
 from .netlist import ast, elaborate, loader
 from .netlist.parser import parse as parse_text
-from .results import Result, Sweep
-from .stepargs import step_entries
+from .output.results import Result, Sweep
+from .netlist.stepargs import step_entries
 
 
 MAX_CASES = 10_000      # .step cases of one netlist (each is elaborated before any runs)

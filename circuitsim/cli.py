@@ -14,10 +14,11 @@ import threading
 import time
 from pathlib import Path
 
-from . import __version__, api, parallel
-from .heap import keep_freed_memory
-from . import studies as studies_mod
-from .scene import scene_of
+from . import __version__, api
+from .run import parallel
+from .runtime.memory import keep_freed_memory
+from .run import studies as studies_mod
+from .output.scene import scene_of
 from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
                      SolverError, Terminated)
 
@@ -254,7 +255,7 @@ def _run(args) -> int:
         raise NetlistError(f"--animate: {args.file} has no bodies to draw",
                            Loc("<command line>", 1, 1, f"--animate {args.animate}"))
     if args.plot:
-        from .plotting import check_variables
+        from .output.plotting import check_variables
         check_variables(args.plot, prepared[0].recorded)
     results, wall = {}, {}
     if parallel.workers(args.jobs) > 1 and several:
@@ -290,7 +291,7 @@ def _run(args) -> int:
         with _HeldSignals(studies_csv):
             print(f"comparison -> {studies_mod.write_csv(rows, studies_csv)}")
     if args.plot:
-        from .plotting import plot
+        from .output.plotting import plot
         print(f"plot -> {plot(results, args.plot, png)}")
     return EXIT_OK
 

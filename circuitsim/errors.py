@@ -119,7 +119,7 @@ class SolverError(CircuitsimError):
 
     ``t``, ``h`` and ``order`` say where; ``worst`` lists (name, weighted error)
     of the unknowns that failed; ``partial`` holds the results computed up to ``t``
-    (a :class:`circuitsim.results.Result` once the API has wrapped it).
+    (a :class:`circuitsim.output.results.Result` once the API has wrapped it).
     """
 
     code = "E_SOLVER"

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 import circuitsim
-from circuitsim import animation, cli
+from circuitsim import cli
+from circuitsim.output import animation
 from circuitsim.elements import quaternion
 from circuitsim.errors import CircuitsimError
-from circuitsim.scene import box_sides
+from circuitsim.output.scene import box_sides
 from helpers import netlist_path
 
 BAR = 40                   # px: the control bar under the 3D view (animation.html)

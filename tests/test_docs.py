@@ -1,12 +1,12 @@
 """The generated element reference is current, and the docs the README links exist."""
-from circuitsim import docgen
+from circuitsim.output import docgen
 
 from helpers import REPO as ROOT
 
 
 def test_element_and_command_line_references_are_current():
     assert docgen.main(["--check"]) == 0, (
-        "docs/elements.md or docs/cli.md is stale: run  python -m circuitsim.docgen")
+        "docs/elements.md or docs/cli.md is stale: run  python -m circuitsim.output.docgen")
 
 
 def test_command_line_reference_lists_every_option():

@@ -15,7 +15,7 @@ from circuitsim.elements import element_types
 from circuitsim.elements.base import (DOMAINS, FRAME_VARS, ElementInstance, ElementType, Port,
                                      RatioUnit)
 from circuitsim.elements.registry import _modules, collect
-from circuitsim.units import UnitError, parse_unit
+from circuitsim.netlist.units import UnitError, parse_unit
 
 TYPES = sorted(element_types().items())
 # every model variant of every type (e.g. the three spherical-joint models)
@@ -263,7 +263,7 @@ def _check_unit(unit: str, where: str) -> None:
     try:
         quantity = parse_unit(unit)
     except UnitError as exc:
-        pytest.fail(f"{where}: unit {unit!r} is not read by circuitsim.units: {exc}")
+        pytest.fail(f"{where}: unit {unit!r} is not read by circuitsim.netlist.units: {exc}")
     assert quantity.factor == 1.0, f"{where}: unit {unit!r} is not SI"
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import circuitsim
 from circuitsim import cli
-from circuitsim.results import Result
+from circuitsim.output.results import Result
 
 from helpers import REPO
 

@@ -113,7 +113,7 @@ def test_lower_layers_do_not_import_the_netlist(layer):
 
 @pytest.mark.parametrize("layer, allowed", [
     ("circuitsim.solver", ("circuitsim.solver", "circuitsim.errors")),
-    ("circuitsim.runtime", ("circuitsim.runtime", "circuitsim.errors", "circuitsim.units")),
+    ("circuitsim.runtime", ("circuitsim.runtime", "circuitsim.errors")),
 ])
 def test_self_contained_layers(layer, allowed):
     """The solver and the runtime import only their own modules and a few leaves, and

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import circuitsim
-from circuitsim import cli, studies
+from circuitsim import cli
+from circuitsim.run import studies
 from circuitsim.runtime import expressions
 
 from helpers import netlist_path

@@ -9,7 +9,7 @@ import pytest
 
 import circuitsim
 from circuitsim import CircuitsimError
-from circuitsim.results import Result
+from circuitsim.output.results import Result
 
 from helpers import load_netlist
 
@@ -148,7 +148,7 @@ def test_plot_leaves_pyplot_and_the_backend_alone(motor):
 
 
 def test_the_command_line_png_comes_from_the_same_figure(motor, tmp_path, monkeypatch):
-    from circuitsim import plotting
+    from circuitsim.output import plotting
     _, res = motor
     built = []
     original = plotting.figure

@@ -8,7 +8,7 @@ import pytest
 
 import circuitsim
 from circuitsim import cli
-from circuitsim.results import Result, Sweep
+from circuitsim.output.results import Result, Sweep
 
 from helpers import load_netlist
 

@@ -12,7 +12,7 @@ import pytest
 import circuitsim
 from circuitsim import cli
 from circuitsim.errors import ConvergenceError, InconsistentInitialConditions
-from circuitsim.results import Result
+from circuitsim.output.results import Result
 
 from helpers import REPO, netlist_path
 

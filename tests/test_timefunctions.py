@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from circuitsim import units
+from circuitsim.netlist import units
 from circuitsim.errors import NetlistError
 from circuitsim.netlist import ast
 from circuitsim.netlist.parser import parse
-from circuitsim.netlist.timefunctions import make_time_function
+from circuitsim.netlist.timefunction_builder import make_time_function
 from circuitsim.runtime import expressions
 from circuitsim.runtime.timefunctions import (Constant, Pulse, Pwl, Ramp, Sine, Step,
                                               TimeFunctionArray)

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from circuitsim import units
-from circuitsim.units import UnitError, to_si
+from circuitsim.netlist import units
+from circuitsim.netlist.units import UnitError, to_si
 
 
 @pytest.mark.parametrize("mantissa, suffix, unit, expected", [

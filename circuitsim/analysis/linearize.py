@@ -43,7 +43,7 @@ import numpy as np
 import scipy.linalg
 
 from ..errors import ModelError, NetlistError, did_you_mean
-from ..files import replaced
+from ..output.files import replaced
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from . import invariants as inv
 

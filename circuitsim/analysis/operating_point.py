@@ -37,7 +37,7 @@ from scipy.sparse.linalg import splu
 
 from ..elements.base import FLOW_UNIT
 from ..errors import ModelError, NoEquilibrium, did_you_mean
-from ..files import replaced_text
+from ..output.files import replaced_text
 from . import invariants as inv
 
 PTC_H0 = 1e-3            # s: first pseudo-time step (Newton's reach from the start point)

@@ -19,7 +19,7 @@ from ..errors import ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from ..solver.problem import DAEProblem
-from .index import multipliers
+from .structural_index import multipliers
 from .numbering import Numbering
 from .ordering import tree_order
 

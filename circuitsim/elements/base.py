@@ -279,7 +279,7 @@ class ElementType:
     implicit_ports: ClassVar[bool] = False
     # The elaborator sets the vector parameter ``g`` from ``.gravity`` (unless written).
     uses_gravity: ClassVar[bool] = False
-    # How a 3D view draws it (circuitsim.scene): 'body' (a box from its inertia), 'joint'
+    # How a 3D view draws it (circuitsim.output.scene): 'body' (a box from its inertia), 'joint'
     # (a marker at its point), 'slider' (a marker and a line between its two ends),
     # 'spring' (a line between its attachment points); '' not drawn.
     drawn_as: ClassVar[str] = ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .. import units
+from . import units
 from ..errors import Loc, NetlistError, did_you_mean
 from ..runtime.expressions import CONSTANTS, FUNCTIONS, Binary, Func, Name, Num, Unary
 

@@ -23,7 +23,7 @@ from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInpu
                              UnexpectedToken, VisitError)
 
 from ..errors import Loc, NetlistError
-from ..gcpause import gc_paused
+from ..runtime.memory import gc_paused
 from ..runtime import expressions
 from . import ast
 from .exprbuilder import ExprBuilder, split_number

@@ -14,10 +14,10 @@ from typing import Mapping
 
 import numpy as np
 
-from .. import units
+from . import units
 from ..errors import NetlistError, did_you_mean
 from ..runtime import expressions
-from . import ast, timefunctions
+from . import ast, timefunction_builder
 from .exprbuilder import split_number
 
 
@@ -240,7 +240,7 @@ def to_time_value(value: ast.Value, scope, unit, what: str):
             tree = expressions.substitute(value.tree, {k: v for k, v in scope.items()
                                                        if k != "time"})
             value = ast.Expr(value.loc, value.text, tree)
-        return timefunctions.make_time_function(value, convert_value, convert_time, value.loc)
+        return timefunction_builder.make_time_function(value, convert_value, convert_time, value.loc)
     return to_number(value, scope, unit, what)
 
 

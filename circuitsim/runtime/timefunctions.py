@@ -4,7 +4,7 @@ Each kind has one numpy kernel ``_kernel(q, t)`` (``q`` = ``_prepare(params)``) 
 broadcasts: a single function calls it with scalar parameters, :class:`TimeFunctionArray`
 with the parameter arrays of all functions of that kind at once (the simulation hot
 path evaluates N sources with one call per kind, not one per source). The netlist
-front-end makes them from written values (:mod:`circuitsim.netlist.timefunctions`).
+front-end makes them from written values (:mod:`circuitsim.netlist.timefunction_builder`).
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import sympy as sp
 
 from ..errors import CircuitsimError
-from ..files import replaced_text
+from ..output.files import replaced_text
 from . import codegen, graphs, lagrange, newton_euler
 from .kinematics import Kinematics
 from .opcount import cse_ops, tree_ops

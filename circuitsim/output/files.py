@@ -12,7 +12,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import CircuitsimError
+from ..errors import CircuitsimError
 
 
 def _umask() -> int:

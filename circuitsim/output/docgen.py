@@ -3,8 +3,8 @@ with units and defaults, internal variables, outputs, plus each element's docstr
 docs/cli.md from the command line's argument parser (so that the reference and the
 program cannot disagree).
 
-    python -m circuitsim.docgen            # rewrite docs/elements.md and docs/cli.md
-    python -m circuitsim.docgen --check    # exit 1 if either is stale (the tests do this)
+    python -m circuitsim.output.docgen            # rewrite docs/elements.md and docs/cli.md
+    python -m circuitsim.output.docgen --check    # exit 1 if either is stale (the tests do this)
 """
 from __future__ import annotations
 
@@ -14,16 +14,16 @@ import os
 import sys
 from pathlib import Path
 
-from .elements import element_types
-from .elements.base import REQUIRED, RatioUnit
+from ..elements import element_types
+from ..elements.base import REQUIRED, RatioUnit
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOC_PATH = DOCS / "elements.md"
 CLI_PATH = DOCS / "cli.md"
 
 HEADER = """# Element reference
 
-Generated from the element registry by `python -m circuitsim.docgen`; do not edit by hand
+Generated from the element registry by `python -m circuitsim.output.docgen`; do not edit by hand
 (a test fails when this page is stale). Signs follow [conventions.md](conventions.md) §1:
 the flow of an element is counted positive *into* the element at each port, so at its
 port `a` it goes from `a` through the element to `b`.
@@ -104,7 +104,7 @@ def render() -> str:
 
 CLI_HEADER = """# Command line reference
 
-Generated from the argument parser by `python -m circuitsim.docgen`; do not edit by hand
+Generated from the argument parser by `python -m circuitsim.output.docgen`; do not edit by hand
 (a test fails when this page is stale). `python -m circuitsim ...` is the same program.
 
 Exit codes: 0 success; 2 bad input (nothing was run; the message names `file:line:col`
@@ -131,7 +131,7 @@ def _option_row(action) -> str:
 
 
 def render_cli() -> str:
-    from .cli import _parser
+    from ..cli import _parser
     previous = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"          # argparse wraps usage lines at the terminal width
     try:
@@ -158,7 +158,7 @@ def _cli_page(parser) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m circuitsim.docgen",
+    parser = argparse.ArgumentParser(prog="python -m circuitsim.output.docgen",
                                      description=f"Write {DOC_PATH.name} and {CLI_PATH.name}.")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if a file is stale")

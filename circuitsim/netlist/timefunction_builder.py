@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .. import units
+from . import units
 from ..errors import Loc, NetlistError, did_you_mean
 from ..runtime.expressions import Num, substitute
 from ..runtime.timefunctions import (Constant, ExprFunction, Pulse, Pwl, Ramp, Sine, Step,

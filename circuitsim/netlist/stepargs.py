@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numbers
 
-from .errors import Loc, NetlistError
-from .netlist import ast, elaborate
-from .netlist.parser import parse as parse_text
+from ..errors import Loc, NetlistError
+from . import ast, elaborate
+from .parser import parse as parse_text
 
 SOURCE = "<step argument>"     # where errors in the argument are located
 

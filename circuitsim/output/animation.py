@@ -1,7 +1,7 @@
 """A result's motion as one self-contained HTML page: the bodies as boxes sized from their
 inertia, joints as markers, sliders and springs as rods, a time slider, play/pause and
 speed. The page embeds the poses and the renderer (three.js, vendored in
-circuitsim/vendor/three with its licence): it opens offline in any browser with WebGL.
+circuitsim/output/vendor/three with its licence): it opens offline in any browser with WebGL.
 
 The page opens paused at the instant named by its URL fragment (``page.html#t=0.75``),
 else it plays from the start; pausing writes the instant into the address, so a link
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .elements import quaternion
-from .errors import CircuitsimError
+from ..elements import quaternion
+from ..errors import CircuitsimError
 from .files import replaced_text
 from .scene import POSE
 

@@ -14,7 +14,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable
 
-from .errors import CircuitsimError, SolverError
+from ..errors import CircuitsimError, SolverError
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import CircuitsimError, did_you_mean
+from ..errors import CircuitsimError, did_you_mean
 
 PANEL_HEIGHT = 2.6      # inches per variable
 FIGURE_WIDTH = 8.0      # inches

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import CircuitsimError, did_you_mean
+from ..errors import CircuitsimError, did_you_mean
 from .files import replaced, replaced_text
 from .htmlview import result_html
 
@@ -35,7 +35,7 @@ class Result:
     - ``report``: the run report (``--report``; None unless asked for);
     - ``study``, ``parameters``: the study and the ``.step`` values (name -> SI) of the
       case, when it was run as part of a sweep (``Netlist.sweep``);
-    - ``scene``: what a 3D view draws (circuitsim.scene.Scene: bodies' boxes, joints,
+    - ``scene``: what a 3D view draws (circuitsim.output.scene.Scene: bodies' boxes, joints,
       springs), None for a result read from a file.
 
     A Result pickles (sweeps send it between processes).
@@ -120,7 +120,7 @@ class Result:
         return frame
 
     def animate(self, path=None, max_frames: int | None = None):
-        """The motion as one self-contained HTML page (circuitsim.animation): written to
+        """The motion as one self-contained HTML page (circuitsim.output.animation): written to
         ``path`` if given; in a notebook the returned Animation shows inline. Needs every
         body's pose in the results (``simulate(record_poses=True)`` adds them where
         ``.probe`` leaves them out); at most ``max_frames`` output times are embedded

@@ -12,15 +12,15 @@ from typing import Callable
 
 import numpy as np
 
-from .analysis import linearize as lin_analysis
-from .analysis import operating_point as op_analysis
-from .assembly.startup import kinematic_start
-from .assembly.system import System
-from .errors import Loc, NetlistError, did_you_mean
-from . import report as run_report
-from .scene import scene_of
-from .results import Result, StreamWriter
-from .solver import solve
+from ..analysis import linearize as lin_analysis
+from ..analysis import operating_point as op_analysis
+from ..assembly.startup import kinematic_start
+from ..assembly.system import System
+from ..errors import Loc, NetlistError, did_you_mean
+from ..output import report as run_report
+from ..output.scene import scene_of
+from ..output.results import Result, StreamWriter
+from ..solver import solve
 
 STEPS_PER_PERIOD = 40    # smallest number of steps per period of a sine input
 MIN_STEPS = 50           # a run takes at least this many steps (as SPICE's TMAX)
@@ -241,7 +241,7 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     ``on_start(StartUp)`` is called after the start-up, before the integration (the CLI
     prints the start-up notes and warnings there). ``stream``: a CSV path written while
     the run goes (StreamWriter), complete up to the last point on a failure or Ctrl-C.
-    ``report``: also build ``result.report`` (circuitsim.report: constraint violations,
+    ``report``: also build ``result.report`` (circuitsim.output.report: constraint violations,
     Kirchhoff residuals, power balance; costs one residual evaluation per point).
     ``record_poses``: also record every body's pose where ``.probe`` leaves it out (what
     ``Result.animate`` needs)."""

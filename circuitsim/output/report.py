@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assembly.mobility import conditioning
-from .elements.base import FLOW_UNIT, FRAME_VARS
+from ..assembly.mobility import conditioning
+from ..elements.base import FLOW_UNIT, FRAME_VARS
 
 QUATERNION = slice(FRAME_VARS.index("q0"), FRAME_VARS.index("q3") + 1)
 

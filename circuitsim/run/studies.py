@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .files import replaced_text
+from ..output.files import replaced_text
 
 COLUMNS = ["study", "steps", "rejected", "newton_failures", "wall_s", "max_gap_m",
            "energy_drift", "max_force_diff_N"]

@@ -11,7 +11,7 @@ least MIN_SIDE of its longest side, so that it stays visible. Attachment points 
 offsets in their body's frame (as the joints hold them), or global points on ground.
 
 A Scene is plain data (lists of floats and names): it pickles with the Result that
-carries it, and the animation (circuitsim.animation) needs nothing else of the netlist.
+carries it, and the animation (circuitsim.output.animation) needs nothing else of the netlist.
 """
 from __future__ import annotations
 
