@@ -1,5 +1,5 @@
 """The flexible blade spin-up (docs/beam.md) run through the hub's spin-up and 5 s at
-ωs, against the independent planar models of tests/test_beam.py: the tip's peak and
+ωs, against the independent planar models of tests/elements/test_beam.py: the tip's peak and
 largest difference, the blade after Ts, the hub angle against its closed form, and the
 study 'linear' (stiffening=off) diverging with the reference model without tension.
 

@@ -16,18 +16,18 @@ sys.path.insert(0, str(ROOT))
 import circuitsim  # noqa: E402
 from circuitsim.elements.spherical import Spherical  # noqa: E402
 from circuitsim.elements.stop import Stop  # noqa: E402
-BOUNCE = """* a mass thrown at an elastic stop, k = 1e6, c = 0 (tests/test_stop.py)
+BOUNCE = """* a mass thrown at an elastic stop, k = 1e6, c = 0 (tests/elements/test_stop.py)
 mass M1 v m=1 v0=1
 stop S1 v 0 upper=0.1 k=1e6 c=0
 .tran 0.3 0.1m
 """
-BALL = """* a ball bouncing on an elastic stop under gravity (tests/test_events.py)
+BALL = """* a ball bouncing on an elastic stop under gravity (tests/solver/test_events.py)
 mass M v m=1 v0=0
 I G 0 v I=-9.81
 stop S v 0 lower=-1 k=1e4 c=0
 .tran 3 1m
 """
-CONE = """* a rod swinging into its ball joint's undamped 30 deg cone limit (tests/test_events.py)
+CONE = """* a rod swinging into its ball joint's undamped 30 deg cone limit (tests/solver/test_events.py)
 .gravity 0 0 -9.81
 body R m=1 J=(0.02, 0.02, 0.001) pos=(0, 0, -0.5) w=(0, 4, 0) v=(-2, 0, 0)
 spherical J1 0 R at=(0, 0, 0) cone=30deg axis=(0, 0, 1) kcone=1000 ccone=0

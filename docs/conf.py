@@ -30,7 +30,7 @@ myst_heading_anchors = 3
 # site shows the plots and tables the current code computes (a cache keyed on the
 # notebooks' text would keep outputs of an older circuitsim). Measured on 2 cores: the
 # build takes ~37 s with execution (the landing gear's runs and sweep most of it), ~6 s
-# without. tests/test_notebooks.py executes the notebooks already, so the docs test
+# without. tests/examples/test_notebooks.py executes the notebooks already, so the docs test
 # builds with -D nb_execution_mode=off rather than run them twice.
 nb_execution_mode = "force"
 nb_execution_timeout = 300                # s per cell

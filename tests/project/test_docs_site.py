@@ -17,7 +17,7 @@ DOCS = REPO / "docs"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site") / "html"
-    # the notebooks are executed by tests/test_notebooks.py; not a second time here
+    # the notebooks are executed by tests/examples/test_notebooks.py; not a second time here
     build = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
          "-D", "nb_execution_mode=off", str(DOCS), str(out)],

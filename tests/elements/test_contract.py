@@ -182,7 +182,7 @@ def test_flows_balance(keyword, etype, variant, form):
 
 def _skip_unbalanced(variant):
     """A beam element with mass=consistent carries inertia of its own: the forces it
-    applies are not balanced, they change its momentum (tests/test_beam.py checks that
+    applies are not balanced, they change its momentum (tests/elements/test_beam.py checks that
     mass by the cantilever's frequencies). With stiffening=off its axial force acts
     along the reference frame's axis, not the chord: the couple that leaves goes to the
     reference frame (the ground here)."""

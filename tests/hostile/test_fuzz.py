@@ -7,7 +7,7 @@ element registry, so a new element type is fuzzed without editing this file.
 
 CI runs a bounded number of examples (FUZZ_EXAMPLES, default 150); set the environment
 variable higher for a longer hunt, and FUZZ_RANDOM=1 for a fresh seed:
-``FUZZ_RANDOM=1 FUZZ_EXAMPLES=5000 pytest tests/test_fuzz.py``.
+``FUZZ_RANDOM=1 FUZZ_EXAMPLES=5000 pytest tests/hostile/test_fuzz.py``.
 """
 import os
 import re

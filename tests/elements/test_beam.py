@@ -291,7 +291,7 @@ def _netlist_blocks(page):
     """The indented netlist examples of a docs page that write a beam."""
     import re
     from pathlib import Path
-    text = (Path(__file__).parents[1] / "docs" / page).read_text()
+    text = (Path(__file__).parents[2] / "docs" / page).read_text()
     blocks = re.findall(r"\n\n((?:    .*\n)+)", text)
     return [("\n".join(line[4:] for line in b.splitlines())) for b in blocks
             if re.search(r"^    beam \w+ \w+ .*n=", b, re.M)]
@@ -316,7 +316,7 @@ def test_flexible_arm_in_3d_and_in_the_plane_give_the_same_planar_motion(tmp_pat
     # changes the in-plane tip position only at second order
     from pathlib import Path
     from circuitsim import cli
-    path = Path(__file__).parents[1] / "netlists" / "flexible_arm.cir"
+    path = Path(__file__).parents[2] / "netlists" / "flexible_arm.cir"
     out = tmp_path / "arm.csv"
     assert cli.main(["run", str(path), "--study", "planar", "--out", str(out), "--plot",
                      "B_6.x", "B_6.y", "--quiet"]) == 0
