@@ -150,7 +150,7 @@ def preference(system) -> np.ndarray:
     positions and quaternions."""
     tier = np.full(system.n + 2, OTHER)
     for g in system.groups:
-        if g.etype.implicit_ports:
+        if g.etype.is_body:
             tier[g.var_idx.ravel()] = BODY_VELOCITY        # V, ω and the body-axes ω_b
             tier[g.var_idx[:, 6:13].ravel()] = BODY_POSE
     for g in _joints(system):

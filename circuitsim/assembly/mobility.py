@@ -141,7 +141,7 @@ def analyse(system, y: np.ndarray) -> Mobility:
     constant slots)."""
     mob = Mobility()
     n = system.n
-    mob.bodies = sum(len(g.instances) for g in system.groups if g.etype.implicit_ports)
+    mob.bodies = sum(len(g.instances) for g in system.groups if g.etype.is_body)
     rows, blocks = [], []                       # Row, (global cols, coefficients)
     edges = []                                  # the body–joint graph
     for g in constraint_groups(system):

@@ -35,7 +35,7 @@ def tree_order(system) -> np.ndarray | None:
         own_cols += list(range(int(starts[-1]), int(starts[-1]) + len(g.etype.states)))
         for inst, idx in zip(g.instances, g.var_idx.tolist()):   # lists: a numpy
             own = [idx[c] for c in own_cols if idx[c] < n]           # scalar per use is slow
-            if g.etype.implicit_ports:                  # a body: its own 13 are the frame
+            if g.etype.is_body:                  # a body: its own 13 are the frame
                 frame_vars[inst.name] = own
                 continue
             frames = [inst.nodes[i] for i, _ in frame_cols]

@@ -120,7 +120,7 @@ def _synced(system, y):
 
 def _mobility(system, y):
     """The mobility analysis, or None for a circuit without bodies and joints."""
-    if not any(g.etype.implicit_ports for g in system.groups):
+    if not any(g.etype.is_body for g in system.groups):
         return None
     return analyse(system, y)
 

@@ -274,9 +274,9 @@ class ElementType:
     # It reports a stored energy but also dissipates (a spring with damping): the power
     # balance counts its absorbed work minus the change of its energy as dissipation.
     dissipating_store: ClassVar[bool] = False
-    # The element owns its ports' nodes, named <element>.<port> (a body's B.vx ... B.wz);
-    # it is written without ports and other elements may use it as a frame.
-    implicit_ports: ClassVar[bool] = False
+    # A body: the element owns the 13 unknowns of a frame, named <element>.<var> (B.vx ...
+    # B.wz, B.x ... B.q3); it is written without ports and other elements use it as a frame.
+    is_body: ClassVar[bool] = False
     # The elaborator sets the vector parameter ``g`` from ``.gravity`` (unless written).
     uses_gravity: ClassVar[bool] = False
     # How a 3D view draws it (circuitsim.output.scene): 'body' (a box from its inertia), 'joint'
@@ -489,7 +489,7 @@ class ElementType:
         return np.zeros((x.shape[0], 0))
 
     # --- body protocol ------------------------------------------------------------------
-    # A body is an element with ``implicit_ports``: it owns the 13 unknowns of a frame, in
+    # A body is an element with ``is_body``: it owns the 13 unknowns of a frame, in
     # FRAME_VARS order (its local variables), and other elements attach to it as a frame.
     # ``project(states) -> states`` (or None: nothing to project): called by the solver
     # after each accepted step with the element's own states (N, len(states)), returns

@@ -89,7 +89,7 @@ class Body(ElementType):
                   for n in ("vx", "vy", "vz")) + tuple(
             Port(n, ("rotational",), group=n, description=f"angular velocity {n}")
             for n in ("wx", "wy", "wz"))
-    implicit_ports = True
+    is_body = True
     uses_gravity = True
     drawn_as = "body"
     params = (

@@ -305,13 +305,13 @@ class Elaborator:
 
     def _primitive(self, st, etype, full, prefix, portmap, scope) -> None:
         written = etype.positional_ports()
-        nports = 0 if etype.implicit_ports else len(written)
+        nports = 0 if etype.is_body else len(written)
         if len(st.positional) < nports:
             raise NetlistError(
                 f"{etype.keyword} {full} needs {nports} port(s) "
                 f"({' '.join(p.name for p in written)}), got {len(st.positional)}",
                 st.name_loc)
-        if etype.implicit_ports:       # a body: its nodes are <name>.vx ... <name>.wz
+        if etype.is_body:       # a body: its nodes are <name>.vx ... <name>.wz
             nodes = [f"{full}.{p.name}" for p in etype.ports]
         else:
             nodes = [self._node(v, prefix, portmap) for v in st.positional[:nports]]
@@ -320,7 +320,7 @@ class Elaborator:
         given: dict = {}
         if extra:
             keyed = {self._param_name(a.key, declared, etype, full, a.loc) for a in st.params}
-            if etype.implicit_ports:
+            if etype.is_body:
                 raise NetlistError(
                     f"{etype.keyword} {full} takes no ports (its nodes are "
                     f"{', '.join(nodes)}); parameters are written key=value", extra[0].loc)
@@ -334,7 +334,7 @@ class Elaborator:
         written = self._written_params(st, declared, etype, full, given)
         assigns = {name: (value, scope) for name, (value, _) in written.items()}
         locs = {name: loc for name, (_, loc) in written.items()}
-        if not etype.implicit_ports:   # ports named by a parameter (a joint's flange)
+        if not etype.is_body:   # ports named by a parameter (a joint's flange)
             for port in etype.ports:
                 if port.param is None:
                     continue
@@ -581,7 +581,7 @@ class Elaborator:
     def _check_frames(pending: list) -> None:
         """Every frame port names a body (an element owning its nodes) or ground 0, and
         the two frames of a joint or 3D spring differ."""
-        bodies = {el.name for el in pending if el.type.implicit_ports}
+        bodies = {el.name for el in pending if el.type.is_body}
         for el in pending:
             for port, node in zip(el.type.ports, el.nodes):
                 if port.frame and node != GROUND and node not in bodies:
@@ -602,14 +602,14 @@ class Elaborator:
         likely a forgotten joint: a warning (a body flying freely on purpose has v= or w=)."""
         touched = set()
         for el in pending:
-            if el.type.implicit_ports:
+            if el.type.is_body:
                 continue
             for port, node in zip(el.type.ports, el.nodes):
                 touched.add(node if port.frame else node.split(".")[0])
         return [(f"body {el.name} is attached to nothing (no joint, load or element on its "
                  "nodes) and has no initial motion: it only falls or floats freely",
                  el.loc)
-                for el in pending if el.type.implicit_ports and el.name not in touched
+                for el in pending if el.type.is_body and el.name not in touched
                 and not {"v", "w"} & set(el.assigns)]
 
     @staticmethod
@@ -622,7 +622,7 @@ class Elaborator:
         frames = {GROUND: with_rotation({name: (1.0 if name == "q0" else 0.0)
                                          for name in FRAME_VARS})}
         for inst in c.elements:
-            if inst.type.implicit_ports:
+            if inst.type.is_body:
                 m, J = inst.type.mass_properties(inst)
                 frames[inst.name] = with_rotation({**inst.type.initial_state(inst), "m": m,
                                                    "J": J})

@@ -90,7 +90,7 @@ def scalar_ports(el):
 def owned_nodes(el) -> list:
     """Nodes an element creates for itself: a body's B.vx .. B.wz, a joint's default
     axis node J.w; nothing else need be attached to them."""
-    if el.type.implicit_ports:
+    if el.type.is_body:
         return list(el.nodes)
     return [n for p, n in zip(el.type.ports, el.nodes)
             if p.param is not None and n == f"{el.name}.{p.name}"]
@@ -147,7 +147,7 @@ def check_connectivity(pending: list, first_use: dict) -> list:
     count: dict = {}
     owned = {node for el in pending for node in owned_nodes(el)}
     for el in pending:
-        if el.type.implicit_ports:
+        if el.type.is_body:
             continue              # a body's own nodes need nothing else attached
         for port, node in scalar_ports(el):
             if node in owned:

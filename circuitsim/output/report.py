@@ -108,7 +108,7 @@ def build(system, t: np.ndarray, Y: np.ndarray, YP: np.ndarray, all_names: list,
                 rep.joints.append((inst.name, [
                     (o.name, float(np.max(np.abs(data[:, col[f"{inst.name}.{o.name}"]]))),
                      o.unit) for o in violations]))
-        if g.etype.implicit_ports:                      # a body: FRAME_VARS, q last
+        if g.etype.is_body:                      # a body: FRAME_VARS, q last
             q = Y[:, g.var_idx[:, QUATERNION]]          # (T, N, 4)
             error = np.max(np.abs(np.sqrt(np.sum(q * q, axis=2)) - 1.0), axis=0)
             rep.bodies += [(inst.name, float(e)) for inst, e in zip(g.instances, error)]
