@@ -39,7 +39,7 @@ def test_every_page_is_built(site):
 def test_the_api_page_documents_the_public_api(site):
     api = (site / "api.html").read_text()
     for name in ("load", "parse", "Netlist.simulate", "Netlist.sweep", "Netlist.check",
-                 "Result.plot", "Result.to_pandas", "results.Sweep.to_pandas",
+                 "Result.plot", "Result.to_pandas", "output.results.Sweep.to_pandas",
                  "NetlistError", "SolverError", "StepSizeTooSmall"):
         assert f'id="circuitsim.{name}"' in api, name
     assert "Netlist.simulate" in api
