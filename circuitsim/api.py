@@ -10,6 +10,7 @@ into a Case (case.py), which runs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 
 import numpy as np
@@ -21,8 +22,9 @@ from .errors import CircuitsimError, Loc, NetlistError, did_you_mean
 from .runtime.memory import gc_paused
 from .output.htmlview import error_html
 from .run import parallel
-from .netlist import ast, elaborate, loader
+from .netlist import ast, definitions, elaborate, loader, overrides
 from .netlist.parser import parse as parse_text
+from .netlist.relocation import relocate
 from .output.results import Result, Sweep
 from .netlist.stepargs import step_entries
 
@@ -94,9 +96,9 @@ class Netlist:
                  max_elements: int | None = None):
         self.statements = statements
         self.source = source
-        self._elaborator = elaborate.Elaborator(statements, source, max_elements)
-        self.studies = elaborate.studies(self._elaborator.top)
-        self.steps = elaborate.steps(self._elaborator.top)
+        self._definitions = definitions.collect(statements, source, max_elements)
+        self.studies = overrides.studies(self._definitions.top)
+        self.steps = overrides.steps(self._definitions.top)
 
     def __repr__(self) -> str:
         studies = f", studies {', '.join(self.studies)}" if self.studies else ""
@@ -126,19 +128,20 @@ class Netlist:
     def circuit(self, study=None, set=None):
         """The flat circuit for a study and/or overrides (no run)."""
         with gc_paused():
-            return self._elaborator.build(self._overrides(study, set))
+            return elaborate.elaborate(self._definitions, self._overrides(study, set))
 
     def prepare(self, study=None, set=None, case: str = "") -> Case:
         """Elaborate and assemble one case (checked for structural singularity and for
         its ``.probe`` names): what a run needs, built once."""
         circuit = self.circuit(study, set)
+        located = functools.partial(relocate, instances=circuit.instances)
         try:
             with gc_paused():
                 system = System(circuit)
             system.check_structure()
-            return Case.build(case or (study or ""), system, self._elaborator.relocate)
+            return Case.build(case or (study or ""), system, located)
         except NetlistError as exc:
-            raise self._elaborator.relocate(exc) from None
+            raise located(exc) from None
 
     def equations(self, study=None, set=None):
         """The symbolic equations of motion of the netlist's tree of revolute and
@@ -151,7 +154,7 @@ class Netlist:
         try:
             return equations_of(circuit)
         except NetlistError as exc:
-            raise self._elaborator.relocate(exc) from None
+            raise relocate(exc, circuit.instances) from None
 
     def check(self, study=None, set=None) -> CheckReport:
         """Counts of unknowns and equations per domain and subcircuit instance, the
@@ -181,7 +184,7 @@ class Netlist:
         nodes' flow balances and the elements' own equations (one per own unknown), so the
         two counts agree for every instance by construction; the ports' flows enter the
         parent's node balances."""
-        instances = self._elaborator.instances
+        instances = circuit.instances
         counts = {name: {"elements": 0, "nodes": 0, "states": 0} for name in instances}
 
         def owners(dotted):                  # the instances a scoped name lies in: A, A.B

@@ -40,6 +40,7 @@ class Circuit:
     params: dict = field(default_factory=dict)    # global parameter values (SI)
     warnings: list = field(default_factory=list)  # (message, Loc)
     source: str = ""
+    instances: dict = field(default_factory=dict)  # subcircuit instance -> (subcircuit, Loc)
 
     def element(self, name: str):
         for e in self.elements:

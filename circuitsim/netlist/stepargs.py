@@ -6,7 +6,7 @@ from __future__ import annotations
 import numbers
 
 from ..errors import Loc, NetlistError
-from . import ast, elaborate
+from . import ast, overrides
 from .parser import parse as parse_text
 
 SOURCE = "<step argument>"     # where errors in the argument are located
@@ -50,5 +50,5 @@ def step_entries(step: dict) -> list:
                        if i >= len(parsed) or parsed[i].text != text)
             raise NetlistError(f"step=: each value of '{name}' is one number, with its unit "
                                f"if any; got '{texts[bad]}'", Loc(SOURCE, 1, starts[bad], line))
-        out += elaborate.steps([directive])
+        out += overrides.steps([directive])
     return out

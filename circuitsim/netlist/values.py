@@ -183,7 +183,7 @@ _KNOWN: ContextVar = ContextVar("known_expressions", default=None)
 @contextmanager
 def memoised():
     """Convert each brace expression once per scope and unit inside the block; the
-    scopes must not change in it (elaborate.convert: they are complete by then)."""
+    scopes must not change in it (conversion.convert: they are complete by then)."""
     token = _KNOWN.set({})
     try:
         yield

@@ -4,7 +4,7 @@ import pytest
 
 import circuitsim
 from circuitsim import cli
-from circuitsim.netlist.elaborate import Elaborator
+from circuitsim.netlist import elaborate
 
 from helpers import load_netlist
 
@@ -21,14 +21,14 @@ damper D v 0 b={b}
 
 @pytest.fixture
 def builds(monkeypatch):
-    """Counts the elaborations (Elaborator.build calls)."""
+    """Counts the elaborations (elaborate.elaborate calls)."""
     count = {"n": 0}
-    original = Elaborator.build
+    original = elaborate.elaborate
 
-    def counted(self, *args, **kwargs):
+    def counted(*args, **kwargs):
         count["n"] += 1
-        return original(self, *args, **kwargs)
-    monkeypatch.setattr(Elaborator, "build", counted)
+        return original(*args, **kwargs)
+    monkeypatch.setattr(elaborate, "elaborate", counted)
     return count
 
 
