@@ -6,9 +6,10 @@
 
 See docs/solver.md. Imports nothing from ``elements/`` or ``netlist/``.
 """
-from .bdf import SolverOutput, fixed_step_bdf, solve
+from .bdf import fixed_step_bdf, solve
 from .initial import consistent_initial_conditions
 from .problem import DAEProblem, SimpleProblem
+from .recording import SolverOutput
 
 __all__ = ["solve", "SolverOutput", "consistent_initial_conditions", "DAEProblem",
            "SimpleProblem", "fixed_step_bdf"]

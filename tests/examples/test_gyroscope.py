@@ -258,11 +258,11 @@ def test_soft_study_too_large_for_the_mode_search_keeps_order_3(net, monkeypatch
     """Above LIGHT_MODES_MAX_SIZE unknowns the lightly damped modes are not searched: the
     order stays at most 3 (no growth of such a mode at any step), and the soft study
     still meets the joint-model comparison's bounds."""
-    from circuitsim.solver import bdf
-    monkeypatch.setattr(bdf, "LIGHT_MODES_MAX_SIZE", 0)
+    from circuitsim.solver import stability
+    monkeypatch.setattr(stability, "LIGHT_MODES_MAX_SIZE", 0)
     res = net.simulate(study="soft", t_end=0.15, tstep=1e-3, rtol=1e-7, atol=1e-9,
                        set={"ton": 0.02})
-    assert res.success and res.stats["max_order_used"] <= bdf.UNWATCHED_MAX_ORDER
+    assert res.success and res.stats["max_order_used"] <= stability.UNWATCHED_MAX_ORDER
     e = errors(res, gimbal_reference(res.t, ton=0.02))
     assert max(e["Jo.angle"], e["Ji.angle"], e["Js.angle"]) < 5e-6
     settled = res.t > 0.02

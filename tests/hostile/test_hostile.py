@@ -152,8 +152,8 @@ def test_an_input_too_fast_for_the_run_is_warned(tmp_path):
 def test_a_run_recording_every_step_stops_before_memory_runs_out(monkeypatch):
     """Without output times every step is recorded: the count is bounded, and the
     points recorded so far are kept."""
-    from circuitsim.solver import bdf
-    monkeypatch.setattr(bdf, "MAX_POINTS", 500)
+    from circuitsim.solver import recording
+    monkeypatch.setattr(recording, "MAX_POINTS", 500)
     net = circuitsim.parse("V V1 a 0 V=sin(0, 1, 1k)\nR R1 a b R=1\nC C1 b 0 C=1m\n.tran 10\n")
     with pytest.raises(circuitsim.SolverError) as err:
         net.simulate()

@@ -417,7 +417,7 @@ def test_bdf_growth_on_the_imaginary_axis():
     the growth factor x itself (sum_j (1/j)(x - 1)^j x^(k-j) = hλ x^k): BDF1, 2 and 5
     damp an undamped oscillation, BDF3 and 4 let it grow."""
     from numpy.polynomial import polynomial as P
-    from circuitsim.solver.bdf import bdf_growth
+    from circuitsim.solver.stability import bdf_growth
     for k in range(1, 6):
         for y in (0.05, 0.2, 1.0):
             poly = np.zeros(k + 1, complex)

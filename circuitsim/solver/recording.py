@@ -1,0 +1,101 @@
+"""What a BDF run records and returns: (t, y, y') at the requested output times (by
+interpolation within the step that passes them), or at every accepted step if none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import SolverError
+from .history import History
+
+OUT_SLACK = 1e-9         # output times this close (relative to the span) beyond t_end mean t_end
+MAX_POINTS = 10_000_000  # recorded points held in memory ...
+MAX_POINT_BYTES = 4 * 2**30   # ... and their bytes (y and y')
+
+EPS = np.finfo(float).eps
+
+
+@dataclass
+class SolverOutput:
+    """What ``solve`` returns, also on failure (then with the results up to the failure)."""
+    t: np.ndarray
+    y: np.ndarray                # (len(t), n)
+    yp: np.ndarray               # (len(t), n)
+    stats: dict
+    status: str = "success"      # 'success' | 'failed' | 'interrupted'
+    error: SolverError | None = None
+    message: str = ""
+    initial: dict = field(default_factory=dict)   # consistent_initial_conditions' info at t0
+
+
+class Recorder:
+    """Collects (t, y, y') at the requested output times, or at every step if none."""
+
+    def __init__(self, t_out, t0: float, t_end: float, on_output):
+        self.on_output = on_output
+        self.polish = None        # (t, y, yp) -> consistent (y, yp) at interpolated points
+        self.every = t_out is None
+        self.T, self.Y, self.YP = [], [], []
+        if not self.every:
+            times = np.asarray(t_out, dtype=float).ravel()
+            slack = OUT_SLACK * max(t_end - t0, abs(t_end) * EPS)
+            times = times[(times >= t0) & (times <= t_end + slack)]
+            self.times = np.unique(np.minimum(times, t_end))
+            self.next = 0
+
+    def _add(self, t, y, yp) -> None:
+        if len(self.T) >= min(MAX_POINTS, MAX_POINT_BYTES // (16 * max(len(y), 1))):
+            raise SolverError(f"{len(self.T)} points recorded, as many as memory allows "
+                              "(without output times every step is recorded): give the "
+                              "run an output interval (.tran tstop tstep)", t=self.T[-1])
+        y, yp = np.array(y, dtype=float), np.array(yp, dtype=float)
+        self.T.append(float(t))
+        self.Y.append(y)
+        self.YP.append(yp)
+        if self.on_output is not None:
+            self.on_output(float(t), y.copy(), yp.copy())
+
+    def next_time(self, t: float) -> float:
+        """The first requested output time after t (inf if none)."""
+        if self.every:
+            return np.inf
+        later = self.times[self.times > t]
+        return float(later[0]) if len(later) else np.inf
+
+    def point(self, t, y, yp) -> None:
+        """A known point: t0 or the right limit at a restart."""
+        if self.every:
+            self._add(t, y, yp)
+            return
+        while self.next < len(self.times) and self.times[self.next] <= t:
+            self._add(self.times[self.next], y, yp)
+            self.next += 1
+
+    def step(self, hist: History, t_old: float, yp_new, include_end: bool) -> None:
+        """Outputs in (t_old, hist.t] (or (t_old, hist.t) if include_end is False)."""
+        t_new = hist.t
+        if self.every:
+            if include_end:
+                self._add(t_new, hist.D[0], yp_new)
+            return
+        i = self.next
+        j = i
+        while j < len(self.times) and (self.times[j] < t_new or
+                                       (include_end and self.times[j] == t_new)):
+            j += 1
+        if j > i:
+            Y, YP = hist.interpolate(self.times[i:j])
+            for m in range(j - i):
+                y, yp = Y[m], YP[m]
+                if self.polish is not None and self.times[i + m] != t_new:
+                    y, yp = self.polish(self.times[i + m], y, yp)
+                self._add(self.times[i + m], y, yp)
+            self.next = j
+
+    def arrays(self, n: int):
+        m = len(self.T)
+        if m == 0:
+            return np.zeros(0), np.zeros((0, n)), np.zeros((0, n))
+        return np.array(self.T), np.array(self.Y).reshape(m, n), np.array(self.YP).reshape(m, n)
