@@ -36,6 +36,13 @@ def _parser() -> argparse.ArgumentParser:
                                 description="Simulate mechanisms and actuators as equivalent circuits.")
     p.add_argument("--version", action="version", version=f"circuitsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
+    for add_command in (_run_parser, _check_parser, _equations_parser, _op_parser,
+                        _linearize_parser):
+        add_command(sub)
+    return p
+
+
+def _run_parser(sub) -> None:
     run = sub.add_parser("run", help="run the transient of a netlist",
                          description="Run the transient of a netlist: each study or .step "
                          "case is elaborated and checked before the first one runs.")
@@ -67,12 +74,18 @@ def _parser() -> argparse.ArgumentParser:
                      help="run the .step cases and studies on N processes (0: one per core); "
                      "the results are those of the serial run; a failed case is reported "
                      "and the others are kept")
+
+
+def _check_parser(sub) -> None:
     check = sub.add_parser("check", help="parse and build the equations; report counts; no run",
                            description="Parse, elaborate and assemble every study and .step "
                            "case (or the one named) as run would, without running.")
     _common(check)
     check.add_argument("--study", metavar="NAME", help="check only this .study (default: the "
                        "netlist as written and every study)")
+
+
+def _equations_parser(sub) -> None:
     eq = sub.add_parser("equations", help="derive the symbolic equations of motion (needs "
                         "sympy)", description="Derive the equations of motion "
                         "P = M(q) q'' + c(q, q') + g(q) of the netlist's tree of revolute and "
@@ -93,6 +106,9 @@ def _parser() -> argparse.ArgumentParser:
                     "(4x4 matrices) and recursive Newton-Euler built on the same chain; the "
                     "equations are then written only with -o")
     eq.add_argument("-o", "--out", metavar="FILE", help="write the equations to FILE")
+
+
+def _op_parser(sub) -> None:
     op = sub.add_parser("op", help="static equilibrium (operating point): F(t, y, 0) = 0",
                         description="Find the static equilibrium: every derivative zero "
                         "(bodies at rest, capacitors without current), starting from the "
@@ -106,6 +122,9 @@ def _parser() -> argparse.ArgumentParser:
     op.add_argument("--all", action="store_true",
                     help="print every variable (reactions along the joints' own normals, "
                     "quaternions, multipliers, energies too)")
+
+
+def _linearize_parser(sub) -> None:
     lin = sub.add_parser("linearize", help="state-space model and modes in minimal "
                          "coordinates", description="Linearise in minimal coordinates "
                          "(constraints eliminated): x' = A x + B u, y = C x + D u at the "
@@ -121,7 +140,6 @@ def _parser() -> argparse.ArgumentParser:
                      help="outputs y: recorded variables (default: the states)")
     lin.add_argument("--out", metavar="NPZ", help="write A, B, C, D and the names (.npz)")
     lin.add_argument("--matrices", action="store_true", help="also print A, B, C, D")
-    return p
 
 
 def _common(p) -> None:
