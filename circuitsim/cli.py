@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__, api
@@ -36,6 +37,13 @@ def _parser() -> argparse.ArgumentParser:
                                 description="Simulate mechanisms and actuators as equivalent circuits.")
     p.add_argument("--version", action="version", version=f"circuitsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
+    for add_command in (_run_parser, _check_parser, _equations_parser, _op_parser,
+                        _linearize_parser):
+        add_command(sub)
+    return p
+
+
+def _run_parser(sub) -> None:
     run = sub.add_parser("run", help="run the transient of a netlist",
                          description="Run the transient of a netlist: each study or .step "
                          "case is elaborated and checked before the first one runs.")
@@ -67,12 +75,18 @@ def _parser() -> argparse.ArgumentParser:
                      help="run the .step cases and studies on N processes (0: one per core); "
                      "the results are those of the serial run; a failed case is reported "
                      "and the others are kept")
+
+
+def _check_parser(sub) -> None:
     check = sub.add_parser("check", help="parse and build the equations; report counts; no run",
                            description="Parse, elaborate and assemble every study and .step "
                            "case (or the one named) as run would, without running.")
     _common(check)
     check.add_argument("--study", metavar="NAME", help="check only this .study (default: the "
                        "netlist as written and every study)")
+
+
+def _equations_parser(sub) -> None:
     eq = sub.add_parser("equations", help="derive the symbolic equations of motion (needs "
                         "sympy)", description="Derive the equations of motion "
                         "P = M(q) q'' + c(q, q') + g(q) of the netlist's tree of revolute and "
@@ -93,6 +107,9 @@ def _parser() -> argparse.ArgumentParser:
                     "(4x4 matrices) and recursive Newton-Euler built on the same chain; the "
                     "equations are then written only with -o")
     eq.add_argument("-o", "--out", metavar="FILE", help="write the equations to FILE")
+
+
+def _op_parser(sub) -> None:
     op = sub.add_parser("op", help="static equilibrium (operating point): F(t, y, 0) = 0",
                         description="Find the static equilibrium: every derivative zero "
                         "(bodies at rest, capacitors without current), starting from the "
@@ -106,6 +123,9 @@ def _parser() -> argparse.ArgumentParser:
     op.add_argument("--all", action="store_true",
                     help="print every variable (reactions along the joints' own normals, "
                     "quaternions, multipliers, energies too)")
+
+
+def _linearize_parser(sub) -> None:
     lin = sub.add_parser("linearize", help="state-space model and modes in minimal "
                          "coordinates", description="Linearise in minimal coordinates "
                          "(constraints eliminated): x' = A x + B u, y = C x + D u at the "
@@ -121,7 +141,6 @@ def _parser() -> argparse.ArgumentParser:
                      help="outputs y: recorded variables (default: the states)")
     lin.add_argument("--out", metavar="NPZ", help="write A, B, C, D and the names (.npz)")
     lin.add_argument("--matrices", action="store_true", help="also print A, B, C, D")
-    return p
 
 
 def _common(p) -> None:
@@ -211,42 +230,99 @@ def _writable(path: Path, option: str) -> Path:
     return path
 
 
+@dataclass
+class _RunFiles:
+    """The files ``run`` writes, every one checked writable before the first case runs."""
+    stem: str                   # the netlist's name: the default file names
+    several: bool               # several cases: one file each, named after the case
+    out: Path | None            # --out (with --stream, <netlist>.csv by default)
+    stream: bool                # the CSV is written while the case runs
+    animate: Path | None        # --animate
+    studies_csv: Path | None = None     # the study comparison (--all-studies)
+    plot: Path | None = None            # --plot's PNG
+
+    def results(self, name: str) -> Path:
+        return _case_path(self.out, name, self.several)
+
+    def streamed(self, name: str) -> Path | None:
+        """The CSV a case writes while it runs (--stream), else None."""
+        return self.results(name) if self.stream else None
+
+    def partial(self, name: str) -> Path:
+        """Where a failed case's results so far go (streamed: already there)."""
+        if self.stream:
+            return self.results(name)
+        return _case_path(self.out or Path(f"{self.stem}_partial.csv"), name, self.several)
+
+    def animation(self, name: str) -> Path:
+        return _case_path(self.animate, name, self.several)
+
+
 def _run(args) -> int:
     net = _load(args)
-    stem = Path(args.file).stem
+    cases = _run_cases(net, args)
+    files = _run_files(args, cases)
+    prepared = _prepare(net, args, cases)
+    results, wall = {}, {}
+    if parallel.workers(args.jobs) > 1 and files.several:
+        code = _run_parallel(args, files, net, cases, prepared, results, wall)
+    else:
+        code = _run_serial(args, files, prepared, results, wall)
+    if code != EXIT_OK:
+        return code
+    if args.all_studies:
+        _compare_studies(results, wall, files.studies_csv)
+    if args.plot:
+        from .output.plotting import plot
+        print(f"plot -> {plot(results, args.plot, files.plot)}")
+    return EXIT_OK
+
+
+def _run_cases(net, args) -> list:
+    """The cases ``run`` covers; --all-studies needs a .study to compare."""
     if args.all_studies and not net.studies:
         raise NetlistError(f"--all-studies: {args.file} defines no .study",
                            Loc("<command line>", 1, 1, "--all-studies"))
-    cases = _cases(net, args, args.all_studies)
+    return _cases(net, args, args.all_studies)
+
+
+def _run_files(args, cases) -> _RunFiles:
+    """The files of the run's options, the options checked together and every file
+    checked writable: before the run, so that no run is lost to a bad option."""
     several = len(cases) > 1
-    out_base = Path(args.out) if args.out else None
     if args.jobs < 0:
         raise NetlistError(f"--jobs must be 0 (one per core) or positive, got {args.jobs}",
                            Loc("<command line>", 1, 1, f"--jobs {args.jobs}"))
     if args.stream and parallel.workers(args.jobs) > 1 and several:
         raise NetlistError("--stream writes one case at a time; drop --jobs or --stream",
                            Loc("<command line>", 1, 1, "--stream"))
+    stem = Path(args.file).stem
+    out = Path(args.out) if args.out else None
     if args.stream:
-        out_base = out_base or Path(f"{stem}.csv")
-        if out_base.suffix.lower() != ".csv":
-            raise NetlistError(f"--stream writes CSV; got --out {out_base}",
-                               Loc("<command line>", 1, 1, f"--out {out_base}"))
-    if out_base is not None:
+        out = out or Path(f"{stem}.csv")
+        if out.suffix.lower() != ".csv":
+            raise NetlistError(f"--stream writes CSV; got --out {out}",
+                               Loc("<command line>", 1, 1, f"--out {out}"))
+    files = _RunFiles(stem, several, out, args.stream,
+                      Path(args.animate) if args.animate else None)
+    if out is not None:
         for name, _, _ in cases:
-            _writable(_case_path(out_base, name, several), "--out")
+            _writable(files.results(name), "--out")
     if args.all_studies:
-        studies_csv = _writable(out_base.with_name(out_base.stem + "_studies.csv")
-                                if out_base else Path(f"{stem}_studies.csv"), "--out")
-    png = None
+        files.studies_csv = _writable(out.with_name(out.stem + "_studies.csv")
+                                      if out else Path(f"{stem}_studies.csv"), "--out")
     if args.plot:
-        png = _writable(Path(args.plot_file) if args.plot_file else (
-            out_base.with_suffix(".png") if out_base else Path(f"{stem}.png")),
-            "--plot-file")
+        files.plot = _writable(Path(args.plot_file) if args.plot_file else (
+            out.with_suffix(".png") if out else Path(f"{stem}.png")), "--plot-file")
     if args.animate:
         for name, _, _ in cases:
-            _writable(_case_path(Path(args.animate), name, several), "--animate")
-    # every case elaborated and assembled once, all before the first run: a bad later
-    # case (or a misspelt --plot name) is said before any work
+            _writable(files.animation(name), "--animate")
+    return files
+
+
+def _prepare(net, args, cases) -> list:
+    """Every case elaborated and assembled once, all before the first run: a bad later
+    case (or a misspelt --plot name) is said before any work."""
     prepared = [net.prepare(study, settings, name) for name, study, settings in cases]
     # what is built lives until the process ends: out of the cyclic collector's scans
     # (its first pass over a model of 1e3 bodies took 0.2 s)
@@ -257,69 +333,64 @@ def _run(args) -> int:
     if args.plot:
         from .output.plotting import check_variables
         check_variables(args.plot, prepared[0].recorded)
-    results, wall = {}, {}
-    if parallel.workers(args.jobs) > 1 and several:
-        code = _run_parallel(args, net, cases, prepared, stem, out_base, results, wall)
-        if code != EXIT_OK:
-            return code
-    else:
-        for case in prepared:
-            name = case.name
-            started = time.perf_counter()
-            _print_warnings(case.warnings)
-            progress = _Progress(case.t_end or 0.0, args.quiet)
-            streamed = _case_path(out_base, name, several) if args.stream else None
-            try:
-                res = case.run(progress=progress,
-                               on_start=lambda start: _print_start(start, args.quiet),
-                               stream=streamed, report=args.report,
-                               record_poses=bool(args.animate))
-            except SolverError as exc:
-                progress.done()
-                _report_failure(args, stem, out_base, several, name, exc, exc.partial,
-                                streamed)
-                return EXIT_SOLVER
-            progress.done()
-            wall[name] = time.perf_counter() - started
-            results[name] = res
-            if not _report_success(args, stem, out_base, several, name, res, streamed):
-                return EXIT_SOLVER
-    if args.all_studies:
-        rows = studies_mod.compare(results, wall)
-        print(f"\nstudy comparison (reference: {next(iter(results))}):")
-        print(studies_mod.table(rows))
-        with _HeldSignals(studies_csv):
-            print(f"comparison -> {studies_mod.write_csv(rows, studies_csv)}")
-    if args.plot:
-        from .output.plotting import plot
-        print(f"plot -> {plot(results, args.plot, png)}")
+    return prepared
+
+
+def _run_serial(args, files, prepared, results, wall) -> int:
+    """The cases one after the other (results and wall filled in); the first that fails,
+    or a signal while one is written, stops the run."""
+    for case in prepared:
+        started = time.perf_counter()
+        res = _run_case(args, files, case)
+        if res is None:
+            return EXIT_SOLVER
+        wall[case.name] = time.perf_counter() - started
+        results[case.name] = res
+        if not _report_success(args, files, case.name, res):
+            return EXIT_SOLVER
     return EXIT_OK
 
 
-def _run_parallel(args, net, cases, prepared, stem, out_base, results, wall) -> int:
+def _run_case(args, files, case):
+    """One case run with its warnings, notes and progress; None if the solver failed
+    (reported, its results so far written)."""
+    _print_warnings(case.warnings)
+    progress = _Progress(case.t_end or 0.0, args.quiet)
+    try:
+        res = case.run(progress=progress,
+                       on_start=lambda start: _print_start(start, args.quiet),
+                       stream=files.streamed(case.name), report=args.report,
+                       record_poses=bool(args.animate))
+    except SolverError as exc:
+        progress.done()
+        _report_failure(args, files, case.name, exc, exc.partial)
+        return None
+    progress.done()
+    return res
+
+
+def _run_parallel(args, files, net, cases, prepared, results, wall) -> int:
     """The cases on --jobs processes; each is written and summarised as it finishes
     (results and wall filled in the cases' order). A failed case is reported and the
     others kept; an interrupt keeps the cases finished so far."""
-    failed, several = [], True
+    failed = []
 
     def finished(outcome):
         if outcome.error is not None:
             failed.append(outcome.name)
-            _report_failure(args, stem, out_base, several, outcome.name, outcome.error,
-                            outcome.result)
+            _report_failure(args, files, outcome.name, outcome.error, outcome.result)
             return
         wall[outcome.name] = outcome.wall
         results[outcome.name] = outcome.result
-        _report_success(args, stem, out_base, several, outcome.name, outcome.result)
+        _report_success(args, files, outcome.name, outcome.result)
     for case in prepared:
         _print_warnings(case.warnings)
     try:
         parallel.run_cases(net, cases, args.jobs, on_case=finished, report=args.report,
                            record_poses=bool(args.animate))
     except KeyboardInterrupt as exc:
-        why = f"stopped by {exc.signal_name}" if isinstance(exc, Terminated) else "interrupted"
         done = ", ".join(results) or "none"
-        print(f"error: {args.file}: {why}; cases finished and written: {done}",
+        print(f"error: {args.file}: {_stopped(exc)}; cases finished and written: {done}",
               file=sys.stderr)
         return EXIT_SOLVER
     if failed:
@@ -332,31 +403,41 @@ def _run_parallel(args, net, cases, prepared, stem, out_base, results, wall) -> 
     return EXIT_OK
 
 
-def _report_failure(args, stem, out_base, several, name, exc, partial, streamed=None):
+def _stopped(exc: KeyboardInterrupt) -> str:
+    """What stopped the run: Ctrl-C, or the signal SIGTERM / SIGHUP raised as Terminated."""
+    return f"stopped by {exc.signal_name}" if isinstance(exc, Terminated) else "interrupted"
+
+
+def _report_failure(args, files, name, exc, partial) -> None:
     """A failed case: its report (if asked), its partial results written, the message."""
     if args.report and partial is not None and partial.report is not None:
         print(partial.report.text())
-    target = streamed or _case_path(out_base or Path(f"{stem}_partial.csv"), name, several)
-    if partial is not None and len(partial):
-        where = (f"results up to t = {partial.t[-1]:.6g} s "
-                 f"({len(partial)} points) written to {target}")
-        try:
-            if not streamed:
-                with _HeldSignals(target):
-                    partial.save(target)
-        except CircuitsimError as save_error:     # the diagnosis comes first
-            where = f"the results could not be written: {save_error}"
-    else:
-        where = "no results were computed"
+    where = _write_partial(files, name, partial)
     if args.animate and partial is not None and len(partial):
-        where += "; " + _animate(args, name, several, partial)
+        where += "; " + _animate(files, name, partial)
     print(f"error: {args.file}{' [' + name + ']' if name else ''}: {exc}\n{where}",
           file=sys.stderr)
 
 
-def _animate(args, name, several, res) -> str:
+def _write_partial(files, name, partial) -> str:
+    """Write a failed case's results so far (a streamed CSV is already complete); what
+    to tell the user."""
+    if partial is None or not len(partial):
+        return "no results were computed"
+    target = files.partial(name)
+    try:
+        if not files.stream:
+            with _HeldSignals(target):
+                partial.save(target)
+    except CircuitsimError as save_error:     # the diagnosis comes first
+        return f"the results could not be written: {save_error}"
+    return (f"results up to t = {partial.t[-1]:.6g} s "
+            f"({len(partial)} points) written to {target}")
+
+
+def _animate(files, name, res) -> str:
     """Write the case's animation (--animate); what to tell the user."""
-    target = _case_path(Path(args.animate), name, several)
+    target = files.animation(name)
     try:
         with _HeldSignals(target):
             res.animate(target)
@@ -365,14 +446,14 @@ def _animate(args, name, several, res) -> str:
     return f"animation -> {target}"
 
 
-def _report_success(args, stem, out_base, several, name, res, streamed=None) -> bool:
+def _report_success(args, files, name, res) -> bool:
     """A finished case: written, its summary line and report printed. False if a signal
     arrived while it was written (the run stops there)."""
     written = ""
-    if out_base:
-        target = streamed or _case_path(out_base, name, several)
+    if files.out:
+        target = files.results(name)
         with _HeldSignals(target) as held:
-            if not streamed:
+            if not files.stream:
                 res.save(target)
         written = f" -> {target}"
         if held.received:
@@ -380,15 +461,29 @@ def _report_success(args, stem, out_base, several, name, res, streamed=None) -> 
                   "after it were not run", file=sys.stderr)
             return False
     if not args.quiet:
-        s = res.stats
-        print(f"{name or stem}: t = 0 .. {res.t[-1]:.6g} s, {len(res)} points, "
-              f"{s.get('nsteps', 0)} steps ({s.get('nfail_err', 0)} rejected), "
-              f"{s.get('njac', 0)} Jacobians, {s.get('nlu', 0)} LU{written}", flush=True)
+        print(_summary(name or files.stem, res) + written, flush=True)
     if args.report:
         print(res.report.text())
     if args.animate:
-        print(_animate(args, name, several, res))
+        print(_animate(files, name, res))
     return True
+
+
+def _summary(label: str, res) -> str:
+    """A finished case in one line: its span, points and the solver's work."""
+    s = res.stats
+    return (f"{label}: t = 0 .. {res.t[-1]:.6g} s, {len(res)} points, "
+            f"{s.get('nsteps', 0)} steps ({s.get('nfail_err', 0)} rejected), "
+            f"{s.get('njac', 0)} Jacobians, {s.get('nlu', 0)} LU")
+
+
+def _compare_studies(results, wall, target: Path) -> None:
+    """--all-studies: the studies against the first one, as a table and a CSV."""
+    rows = studies_mod.compare(results, wall)
+    print(f"\nstudy comparison (reference: {next(iter(results))}):")
+    print(studies_mod.table(rows))
+    with _HeldSignals(target):
+        print(f"comparison -> {studies_mod.write_csv(rows, target)}")
 
 
 class _HeldSignals:
@@ -551,8 +646,8 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt as exc:
-        why = f"stopped by {exc.signal_name}" if isinstance(exc, Terminated) else "interrupted"
-        print(f"{why} before the run started; nothing was computed", file=sys.stderr)
+        print(f"{_stopped(exc)} before the run started; nothing was computed",
+              file=sys.stderr)
         return EXIT_SOLVER
     except Exception as exc:   # a bug in circuitsim, not a user error: say so briefly
         import traceback

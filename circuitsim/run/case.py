@@ -252,16 +252,8 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     if t_end is None:
         raise NetlistError("no simulation time: add '.tran tstop [tstep]' or pass t_end",
                            Loc(c.source, 1, 1))
-    tstep = tstep if tstep is not None else tr.tstep
-    t_out = None
-    if tstep:
-        _check_output_size(t_end / tstep, tstep, t_end, system, len(case.all_names),
-                           tr.tstep_loc if tstep == tr.tstep else None)
-        count = int(np.floor(t_end / tstep + 1e-9))
-        t_out = np.linspace(0.0, count * tstep, count + 1)
-        if t_out[-1] < t_end * (1 - 1e-12):
-            t_out = np.append(t_out, t_end)
-    all_names, names = case.all_names, case.recorded
+    t_out = _output_times(case, t_end, tstep if tstep is not None else tr.tstep)
+    names = case.recorded
     scene = scene_of(c)
     if record_poses:
         names = names + scene.missing(names)
@@ -276,27 +268,71 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         start.warnings += _fast_inputs(c, t_end)
     if on_start is not None:
         on_start(start)
-    if names != all_names:
-        column = {name: i for i, name in enumerate(all_names)}
-        cols = [column[p] for p in names]
-    else:
-        cols = None
+    cols = _columns(case.all_names, names)
+    solver_options = dict(t_out=t_out,
+                          rtol=rtol if rtol is not None else tr.rtol,
+                          atol=atol if atol is not None else tr.atol,
+                          max_step=max_step,
+                          first_step=first_step if first_step is not None else tr.h0,
+                          max_order=tr.maxorder, progress=progress)
+    out = _integrate(system, t_end, y0, solver_options, on_output,
+                     StreamWriter(stream, names, _recorder(system, cols)) if stream else None)
+    result = _result(case, out, names, cols, start, scene, report)
+    if out.error is not None:
+        out.error.partial = result
+        raise out.error
+    return result
 
-    def recorded(T, Y, YP):
-        data = np.concatenate([Y, system.compute_outputs(np.asarray(T), Y, YP)], axis=1)
-        return data if cols is None else data[:, cols]
-    writer = StreamWriter(stream, names, recorded) if stream else None
+
+def _integrate(system: System, t_end: float, y0, solver_options: dict, on_output, writer):
+    """The solver's run from 0 to ``t_end``; each output point also streamed to
+    ``writer`` (if any), which is closed however the run ends."""
     callback = on_output if writer is None else _both(writer, on_output)
     try:
-        out = solve(system, 0.0, t_end, y0, t_out=t_out,
-                    rtol=rtol if rtol is not None else tr.rtol,
-                    atol=atol if atol is not None else tr.atol,
-                    max_step=max_step,
-                    first_step=first_step if first_step is not None else tr.h0,
-                    max_order=tr.maxorder, on_output=callback, progress=progress)
+        return solve(system, 0.0, t_end, y0, on_output=callback, **solver_options)
     finally:
         if writer is not None:
             writer.close()
+
+
+def _output_times(case: Case, t_end: float, tstep) -> np.ndarray | None:
+    """The output times 0, tstep, 2 tstep, .. and t_end (None without tstep: the solver's
+    own steps); an output grid too large to hold is refused first."""
+    if not tstep:
+        return None
+    tr = case.circuit.tran
+    _check_output_size(t_end / tstep, tstep, t_end, case.system, len(case.all_names),
+                       tr.tstep_loc if tstep == tr.tstep else None)
+    count = int(np.floor(t_end / tstep + 1e-9))
+    t_out = np.linspace(0.0, count * tstep, count + 1)
+    if t_out[-1] < t_end * (1 - 1e-12):
+        t_out = np.append(t_out, t_end)
+    return t_out
+
+
+def _columns(all_names: list, names: list) -> list | None:
+    """The columns of ``names`` among every variable (None: all of them, in order)."""
+    if names == all_names:
+        return None
+    column = {name: i for i, name in enumerate(all_names)}
+    return [column[p] for p in names]
+
+
+def _recorder(system: System, cols):
+    """The recorded values of points (T, Y, YP): unknowns and outputs, the ``cols`` kept."""
+    def recorded(T, Y, YP):
+        data = np.concatenate([Y, system.compute_outputs(np.asarray(T), Y, YP)], axis=1)
+        return data if cols is None else data[:, cols]
+    return recorded
+
+
+def _result(case: Case, out, names: list, cols, start, scene, report: bool) -> Result:
+    """The Result of the solver's output ``out`` (complete or up to a failure): the
+    recorded columns, the statistics, the start-up's notes, the diagnostics a study
+    comparison needs and the run report if asked."""
+    system = case.system
+    c = system.circuit
+    all_names = case.all_names
     Y = np.asarray(out.y).reshape(len(out.t), system.n)
     YP = np.asarray(out.yp).reshape(len(out.t), system.n)
     full = np.concatenate([Y, system.compute_outputs(np.asarray(out.t), Y, YP)], axis=1)
@@ -305,14 +341,10 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     stats = dict(out.stats)
     stats["nres_total"] = system.nres
     warnings = list(c.warnings) + list(start.warnings)
-    result = Result(out.t, names, data, stats, out.status, out.message,
-                    {n: system.units[n] for n in names if n in system.units}, c.title,
-                    case.name, warnings=warnings, notes=start.notes,
-                    mobility=start.mobility, diagnostics=diagnostics,
-                    scene=scene,
-                    report=run_report.build(system, np.asarray(out.t), Y, YP, all_names,
-                                            full, stats, warnings) if report else None)
-    if out.error is not None:
-        out.error.partial = result
-        raise out.error
-    return result
+    return Result(out.t, names, data, stats, out.status, out.message,
+                  {n: system.units[n] for n in names if n in system.units}, c.title,
+                  case.name, warnings=warnings, notes=start.notes,
+                  mobility=start.mobility, diagnostics=diagnostics,
+                  scene=scene,
+                  report=run_report.build(system, np.asarray(out.t), Y, YP, all_names,
+                                          full, stats, warnings) if report else None)

@@ -176,3 +176,21 @@ def test_element_types_are_asked_through_the_protocol(module):
                 and node.value in names:
             bad.append(f"line {node.lineno}: output name {node.value!r}")
     assert not bad, f"{path.relative_to(REPO)}: " + "; ".join(bad)
+
+
+def test_no_function_is_longer_than_80_lines():
+    """Every function and method in circuitsim/ fits in 80 lines, counted from its
+    ``def`` to its last line (decorators excluded, docstring included): a longer one
+    does more than one thing."""
+    longest = 80
+    too_long = []
+    for path in MODULES.values():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > longest:
+                    too_long.append(f"{path.relative_to(REPO)}:{node.lineno}:{node.name} "
+                                    f"({length} lines)")
+    assert not too_long, (f"functions longer than {longest} lines:\n  "
+                          + "\n  ".join(too_long))
