@@ -23,7 +23,9 @@ Parameters
         consistent (with rhoA (kg/m), rhoIy, rhoIz, rhoJ (kg·m): equation (7)).
     stiffening: on (default) or off (with ref, a frame: equation (6)).
     n: the line writes a whole beam of n elements (then rhoA, rhoIy, at1 and at2 are
-        needed; the chain's nodes carry the lumped mass).
+        needed; the chain's nodes carry the lumped mass): ``beam B hub n=8 EA=2.8e7
+        GJ=1.4e4 EIy=1.4e4 rhoA=1.2 rhoIy=6e-4 at1=(0, 0, 0) at2=(10, 0, 0)`` is a beam
+        of 8 elements from the frame hub to a free end B_8.
 Equations
     At t = 0 the element frame E0 = [e1 e2 e3] (e1 = (P2 − P1)/l0 along the element,
     e2 from yaxis) is fixed in each end frame i as the triad ρ_i = A_i0ᵀ·E0 and the end
@@ -63,13 +65,16 @@ Equations
     Jacobian: by complex-step differentiation of (1)-(7) (each frame variable, and
     each of their derivatives for (7), perturbed by i·1e-30): exact to rounding, no
     truncation error.
+Sign convention
+    F_i, M_i of (5): the force and the torque (about frame i's centre of mass) the
+    element applies to frame i; as flows into the frame they enter its rows negated
+    (conventions.md §1, §3). m0 > 0 is a stretch: the axial force S0 > 0 is a tension
+    that pulls the two end points towards each other.
 Outputs
     B.l: chord length (m); B.N: axial force S0, tension positive (N); B.U: strain energy
     (3) (J).
 Example
     ``beam E1 0 N1 EA=2.8e7 EIy=1.4e4 GJ=1.4e4 at1=(0, 0, 0) at2=(1, 0, 0)``
-    ``beam B hub n=8 EA=2.8e7 GJ=1.4e4 EIy=1.4e4 rhoA=1.2 rhoIy=6e-4 at1=(0, 0, 0)
-    at2=(10, 0, 0)`` (a free end B_8)
 """
 from dataclasses import dataclass
 from types import SimpleNamespace

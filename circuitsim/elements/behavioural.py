@@ -2,24 +2,31 @@
 
 Ports
     a, b: same domain (any).
-Parameters (exactly one of)
+Parameters
+    Exactly one of I and V:
     I: {expression} for the flow from a through the source to b.
-    V: {expression} for the potential difference p_a − p_b.
+    V: {expression} for the potential difference p_a − p_b, e.g. a proportional speed
+       controller ``V={Kp*(wref - v(shaft))}``.
     The expression may use parameters, ``time`` (s), node potentials by name or as
     ``v(n)`` / ``v(n1, n2)`` (= v(n1) − v(n2)), element variables by their recorded
     name (``K1.x``, ``L1.i``) or ``i(X)`` (= ``X.i``), and the functions of brace
     expressions. Its value is taken in SI units of the flow (or potential).
+    domain: the domain of a and b where no other element fixes it (default electrical).
 Internal variables
     i (algebraic): the flow from a through the source to b.
 Equations
     (1) flow form:      i − I(t, refs) = 0
     (1') potential form: p_a − p_b − V(t, refs) = 0
     rows: a: +i, b: −i
-Jacobian
-    Analytic: the expression is differentiated symbolically once, at set-up.
+    The Jacobian is analytic: the expression is differentiated symbolically once, at
+    set-up.
+Sign convention
+    a ──(→)── b      i > 0 from a through the source to b (as ``I``); in the potential
+                     form p_a − p_b = V (as ``V``; conventions.md §1)
+Outputs
+    B1.i: the flow i (the internal variable).
 Example
     ``B Fspring v 0 I={k*K0.x + k3*K0.x^3}``  (a cubic spring force from a state)
-    ``B Ectl u 0 V={Kp*(wref - v(shaft))}``   (a proportional speed controller)
 """
 import numpy as np
 

@@ -21,8 +21,9 @@ Internal variables
     x, y, z (m): centre of mass; q0, q1, q2, q3: unit quaternion, local → global;
     wbx, wby, wbz (rad/s): angular velocity in the body's own axes, ω_b = Aᵀ·ω (what a
     body-mounted gyro reads).
-Equations (flows into the body at its nodes, conventions.md §1 and §3)
-    A = A(q) the direction-cosine matrix of conventions.md §3.
+Equations
+    Flows into the body at its nodes (conventions.md §1 and §3); A = A(q) the
+    direction-cosine matrix of conventions.md §3.
     (1) rows vx, vy, vz:  m·dV/dt − m·g                  (gravity: an applied force m·g)
     (2) rows wx, wy, wz:  A·(Jc·dω_b/dt + gyro·ω_b × (Jc·ω_b))   (Euler's equations, turned
                           into global components)
@@ -35,9 +36,15 @@ Equations (flows into the body at its nodes, conventions.md §1 and §3)
     the rotation rates (a free body's flips about its intermediate axis keep their times).
     |q| = 1 is kept by projection: after each accepted step the solver calls
     ``Body.project``, which rescales q to unit length (the sign of q is kept).
+Sign convention
+    V and ω are potentials (global components, V at the centre of mass). The rows are
+    flows into the body: a force F and a torque M applied to it enter rows (1) and (2)
+    as −F and −M, so that m·dV/dt = m·g + ΣF and J·dω/dt + ω × (Jω) = ΣM
+    (conventions.md §1, §3).
 Outputs
     T = ½·m·|V|² + ½·ωᵀJω (J), kinetic energy; Hx, Hy, Hz = J·ω (N·m·s), angular momentum
-    about the centre of mass, global components.
+    about the centre of mass, global components; U = −m·g·r (J), potential energy in
+    gravity (zero at the origin).
 Example
     ``body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0) rot=(0, 1, 0, 90deg)``
 """

@@ -5,15 +5,16 @@ Ports
 Parameters
     C: capacitance (F; kg translational; kg·m² rotational; m³/Pa hydraulic).
     ic: initial potential difference p_a − p_b (optional).
+    domain: the domain of a and b where no other element fixes it (default electrical).
 Equations
     (1) f = C · d(p_a − p_b)/dt
     rows: a: +f, b: −f
 Sign convention
-    a ──| |── b      f > 0 when p_a − p_b rises
+    a ──| |── b      f > 0 from a to b when p_a − p_b rises (conventions.md §1)
 Outputs
     C1.i: the flow f; C1.E: the stored energy ½·C·(p_a − p_b)² (J).
-References
-    conventions.md §1. Example: ``C C1 n3 0 C=10u ic=0``
+Example
+    ``C C1 n3 0 C=10u ic=0``
 """
 import numpy as np
 

@@ -5,9 +5,14 @@ Ports
 Parameters
     b: damping coefficient (N·s/m or N·m·s/rad).
 Equations
-    (1) f = b · (p_a − p_b)
-References
-    conventions.md §1. Example: ``damper D1 v1 0 b=0.5``
+    (1) f = b · (p_a − p_b)           flow from a through the damper to b
+Sign convention
+    a ──[=]── b      f > 0 when p_a > p_b: the damper holds a back and drags b along
+                     (conventions.md §1)
+Outputs
+    D1.f: the damping force f.
+Example
+    ``damper D1 v1 0 b=0.5``
 """
 import numpy as np
 

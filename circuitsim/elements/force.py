@@ -10,6 +10,12 @@ Equations
     with r = A(q)·x_l the arm from the centre of mass (x_l fixed in the body):
     (1) rows V of the frame: −F
     (2) rows ω of the frame: −r × F
+Sign convention
+    F is the force applied to the frame: alone on a body at rest it accelerates the body
+    along +F (m·dV/dt = F); as a flow into the body it enters the frame's rows with a
+    minus sign (conventions.md §1, §3)
+Outputs
+    none.
 Example
     ``force F1 B1 F=(0, 0, -10) at=(1, 0, 0)``
 """

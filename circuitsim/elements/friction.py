@@ -9,15 +9,20 @@ Parameters
     vs: Stribeck velocity (m/s or rad/s), default 0.01.
     b: viscous coefficient (N·s/m or N·m·s/rad), default 0.
     veps: regularisation velocity of sign(v) (m/s or rad/s), default 1e-4.
-Equations (conventions.md §6), v = p_a − p_b:
+Equations
+    conventions.md §6, with v = p_a − p_b:
     (1) f = (Fc + (Fs − Fc)·exp(−(v/vs)²)) · tanh(v/veps) + b·v
-Notes
     tanh(v/veps) stands for sign(v): below |v| ≈ veps the element acts as a stiff
     damper of slope ≈ Fs/veps, so a "stuck" contact creeps at v ≈ F_applied·veps/Fs.
     Smaller veps: closer to ideal stick (the error against the analytic stick-slip
     solution shrinks with veps) at the price of stiffer equations near v = 0.
-References
-    conventions.md §6. Example: ``friction F1 v1 0 Fc=1 Fs=1.2 vs=0.01 veps=1e-5``
+Sign convention
+    a ──[≋]── b      f > 0 from a through the contact to b when v > 0: the friction
+                     holds back a sliding relative to b (conventions.md §1, §6)
+Outputs
+    F1.f: the friction force f.
+Example
+    ``friction F1 v1 0 Fc=1 Fs=1.2 vs=0.01 veps=1e-5``
 """
 import numpy as np
 

@@ -5,9 +5,17 @@ Ports
 Parameters
     k: ratio in SI units of f_ab/(p_c − p_d); a hydraulic piston of area A couples
        pressure to force and velocity to volume flow with k = A (m²).
-Equations (conventions.md §2)
+Equations
+    conventions.md §2:
     (1) f_ab = k·(p_c − p_d)
     (2) f_cd = −k·(p_a − p_b)       so (p_a − p_b)·f_ab + (p_c − p_d)·f_cd = 0
+    rows: a: +f_ab, b: −f_ab, c: +f_cd, d: −f_cd
+Sign convention
+    a ──┐   ┌── c      f_ab flows from a through the element to b, f_cd from c through
+    b ──┘   └── d      it to d; a potential difference on one side drives the flow of
+                       the other (conventions.md §2)
+Outputs
+    none.
 Example
     ``gyrator P1 p 0 v 0 k=2e-3``
 """

@@ -5,15 +5,18 @@ Ports
 Parameters
     L: inductance (H; m/N translational; rad/(N·m) rotational; Pa·s²/m³ hydraulic).
     ic: initial flow (optional, default 0).
+    domain: the domain of a and b where no other element fixes it (default electrical).
 Internal variables
     i (differential): the flow from a through the element to b.
 Equations
     (1) L · di/dt − (p_a − p_b) = 0
     rows: a: +i, b: −i
 Sign convention
-    a ──(LLL)── b      i > 0 from a to b
-References
-    conventions.md §1. Example: ``L L1 n2 n3 L=10mH``
+    a ──(LLL)── b      i > 0 from a to b; it grows while p_a > p_b (conventions.md §1)
+Outputs
+    L1.i: the flow i (the internal variable); L1.E: the stored energy ½·L·i² (J).
+Example
+    ``L L1 n2 n3 L=10mH``
 """
 import numpy as np
 

@@ -5,9 +5,13 @@ Ports
 Parameters
     J: moment of inertia (kg·m²); w0: initial angular velocity (rad/s, also rpm).
 Equations
-    (1) τ = J · dω_a/dt
-References
-    conventions.md §1. Example: ``inertia J1 w J=1e-4 w0=300rpm``
+    (1) τ = J · dω_a/dt          (flow into the inertia, the inertial torque)
+Sign convention
+    a ──[J]── ground     with a torque source τ on a: J·dω/dt − τ = 0 (conventions.md §1)
+Outputs
+    J1.E: the kinetic energy ½·J·ω² (J).
+Example
+    ``inertia J1 w J=1e-4 w0=300rpm``
 """
 from .base import Output, Param, Port
 from .mass import Mass

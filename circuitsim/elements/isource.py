@@ -4,13 +4,17 @@ Ports
     a, b: same domain.
 Parameters
     I: the flow from a through the source to b; a constant or a time function.
+    domain: the domain of a and b where no other element fixes it (default electrical).
 Equations
     (1) f = I(t)
-    rows: a: +f, b: −f       (so ``I F1 0 n I=F`` pushes F into node n: a force on n)
+    rows: a: +f, b: −f
+Sign convention
+    a ──(→)── b      f flows from a through the source to b: ``I F1 0 n I=F`` pushes F
+                     into node n (a force on n; conventions.md §1)
 Outputs
     I1.v: p_a − p_b across the source.
-References
-    conventions.md §1. Example: ``I F1 0 v1 I=sin(0, 10, 2)``
+Example
+    ``I F1 0 v1 I=sin(0, 10, 2)``
 """
 import numpy as np
 

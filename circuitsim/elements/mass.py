@@ -7,9 +7,12 @@ Parameters
 Equations
     (1) f = m · dv_a/dt          (flow into the mass, i.e. the inertial force)
 Sign convention
-    a ──[m]── ground     with a force source F on a:  m·dv/dt − F = 0 (conventions.md §1)
-References
-    conventions.md §1. Example: ``mass M1 v1 m=5kg v0=0``
+    a ──[m]── ground     v_a > 0 moving towards +x; with a force source F on a:
+                         m·dv/dt − F = 0 (conventions.md §1)
+Outputs
+    M1.E: the kinetic energy ½·m·v² (J).
+Example
+    ``mass M1 v1 m=5kg v0=0``
 """
 import numpy as np
 

@@ -9,12 +9,18 @@ Parameters
 Internal variables
     t1 (N·m): the reaction torque of frame 1 on frame 2 about the axis;
     mu1: stabilisation (position model).
-Equations (conventions.md §4; see joint.py for the models)
+Equations
+    conventions.md §4; joint.py writes them in each model (frame rows, velocity,
+    position, elastic and initialisation forms):
     (1) position: a·b = 0 with a = e2 fixed in frame 1, b = e1 fixed in frame 2
         (e1, e2 ⊥ axis, perpendicular at t = 0)
     (2) velocity: d(a·b)/dt = (ω2 − ω1)·(b × a) = 0, b × a = axis at t = 0
+Sign convention
+    frame1 ──(−M)── ● ──(M)── frame2: M = t1·(b × a) is the torque frame 1 exerts on
+    frame 2 (conventions.md §4).
 Outputs
-    J.Mx, J.My, J.Mz: reaction torque (global); J.twist (rad): |a·b|.
+    J.Fx, J.Fy, J.Fz: zero (no force); J.Mx, J.My, J.Mz: reaction torque (global);
+    J.gap: zero (no point constraint); J.twist (rad): |a·b|.
 Example
     ``norotation NR1 0 B1 axis=(0,0,1)``
 """
@@ -30,4 +36,4 @@ class NoRotation(Joint):
 
     @classmethod
     def layout(cls, prm, e1, e2, n):
-        return [], [(e2, e1)]
+        return [], [(e2, e1)]                         # (1): a = e2, b = e1

@@ -4,15 +4,16 @@ Ports
     a, b: same domain (electrical, translational, rotational or hydraulic).
 Parameters
     R: resistance (Ω; s/kg translational; rad/(N·m·s) rotational; Pa·s/m³ hydraulic).
+    domain: the domain of a and b where no other element fixes it (default electrical).
 Equations
     (1) f = (p_a − p_b) / R            flow from a through the element to b
     rows: a: +f, b: −f
 Sign convention
-    a ──[ R ]── b      f > 0 when p_a > p_b
+    a ──[ R ]── b      f > 0 when p_a > p_b (conventions.md §1)
 Outputs
     R1.i: the flow f.
-References
-    conventions.md §1. Example: ``R R1 n1 n2 R=100``
+Example
+    ``R R1 n1 n2 R=100``
 """
 import numpy as np
 

@@ -30,8 +30,9 @@ Parameters
 Internal variables
     f1, f2, f3 (N): the force F that frame 1 exerts on frame 2, global x, y, z
     components, in every model; mu1..mu3: stabilisation (position model).
-Equations (joint.py gives the models, the initialisation form and the frame rows),
-P_i = p_i + A(q_i)·x_i the joint point as fixed in frame i, ω_rel = ω2 − ω1:
+Equations
+    joint.py gives the models, the initialisation form and the frame rows;
+    P_i = p_i + A(q_i)·x_i the joint point as fixed in frame i, ω_rel = ω2 − ω1:
     (1) three point-on-plane constraints with the global axes e_k as normals:
         g_k = e_k·(P2 − P1) = 0, so λ_k = f_k is the global component k of F
     (2) friction: M_f = −(Tpre + mu·radius·|F|_s)·ω_rel / sqrt(|ω_rel|² + weps²),
@@ -39,7 +40,9 @@ P_i = p_i + A(q_i)·x_i the joint point as fixed in frame i, ω_rel = ω2 − ω
         F = 0; it adds mu·radius·1e-6 N·m at most). F is the joint-force unknown in
         every model (the elastic force in the elastic one). Below |ω_rel| ≈ weps the
         joint acts as a stiff rotational damper of slope ≈ T_f/weps (like
-        ``friction``'s veps): a stuck joint creeps at ≈ M·weps/T_f.
+        ``friction``'s veps): a stuck joint creeps at ≈ M·weps/T_f. This is the
+        ball-joint friction torque mu·R·|F| + preload of multibody codes (e.g. Altair
+        MotionSolve), added to the equivalent circuit as an element's terms.
     (3) cone limit: a_i = A(q_i)·a_il, a_il = A_i(0)ᵀ·axis/|axis|;
         θ = atan2(|a1 × a2|, a1·a2) (the tilt), n = a1 × a2 / |a1 × a2|,
         dθ/dt = n·ω_rel;
@@ -51,17 +54,15 @@ P_i = p_i + A(q_i)·x_i the joint point as fixed in frame i, ω_rel = ω2 − ω
     (5) switching function of the cone limit ("cone", a state event): min(θ − cone,
         θ − cone + (ccone/kcone)·dθ/dt), positive exactly where τ of (3) acts; the
         step ends at its contact onset and release and the run restarts there.
+Sign convention
+    frame1 ──(−F, −M)── ● ──(F, M)── frame2      F, M: what frame 1 exerts on frame 2
+    (conventions.md §4); frame 1 receives −F, −M.
 Outputs
     J.Fx, J.Fy, J.Fz: F; J.Mx, J.My, J.Mz: M of (4) (zero without friction and cone);
     J.gap: |P2 − P1| (m), the position-level violation: the drift of the velocity
     model, the stretch of the elastic one, ~0 for the position one.
     J.tilt: θ of (3) (rad), also without a cone limit. J.Tf: |M_f| (N·m).
     J.Tcone: τ of (3) (N·m).
-Sign convention
-    frame1 ──(−F, −M)── ● ──(F, M)── frame2      F, M: what frame 1 exerts on frame 2
-References
-    The ball-joint friction torque mu·R·|F| + preload of multibody codes (e.g. Altair
-    MotionSolve); friction and limits as elements added to the equivalent circuit.
 Example
     ``spherical J1 0 B1 at=(0, 0, 0) model=position mu=0.1 radius=15mm cone=30deg``
 """

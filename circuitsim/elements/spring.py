@@ -11,9 +11,13 @@ Equations
     (2) dx/dt − (p_a − p_b) = 0
 Sign convention
     a ──/\/\/── b     x > 0 when a has moved towards +x relative to b; then f > 0 pulls
-                      a back (node a's balance gets +k·x) and pushes b forward.
-References
-    conventions.md §1. Example: ``spring K1 v1 0 k=100 x0=0.1``
+                      a back (node a's balance gets +k·x) and pushes b forward
+                      (conventions.md §1).
+Outputs
+    K1.x: the deflection x (the internal variable); K1.f: the spring force f;
+    K1.E: the stored energy ½·k·x² (J).
+Example
+    ``spring K1 v1 0 k=100 x0=0.1``
 """
 import numpy as np
 

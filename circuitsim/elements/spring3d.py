@@ -25,6 +25,11 @@ Equations
     regularised as sqrt(d·d + ε²) with ε = 1e-9 m (a smooth floor, so the Jacobian stays
     continuous); at coincidence u = 0 and the spring exerts no force. Away from it the
     change in L is below ε²/(2L), i.e. 5e-16 m at L = 1 mm.
+Sign convention
+    f > 0 in tension: the spring pulls the two points towards each other (F2 = −f·u on
+    frame 2, u pointing from the point of frame 1 to that of frame 2; F1 = +f·u on
+    frame 1); as flows into the frames the forces enter their rows negated
+    (conventions.md §1, §3).
 Outputs
     S.L: the length L (m). S.f: the tension f of (3) (N). S.U: the stored potential
     energy ½·k·(L − L0)² (J).

@@ -9,20 +9,24 @@ Parameters
     x0: initial relative displacement x(0) (default 0).
 Internal variables
     x (differential): relative displacement, the integral of p_a − p_b.
-Equations, v = p_a − p_b, δu = x − upper, δl = lower − x:
+Equations
+    v = p_a − p_b, δu = x − upper, δl = lower − x:
     (1) dx/dt − v = 0
     (2) f = max(k·δu + c·v, 0)·[δu > 0] − max(k·δl − c·v, 0)·[δl > 0]
         flow from a through the stop to b: beyond the upper limit it pushes a back,
         beyond the lower limit forward; a stop only pushes (it never pulls the contact
         closed, even while the damper term would).
-Switching functions (state events: the solver ends a step where one changes sign)
-    (3) upper: min(δu, δu + (c/k)·v), lower: min(δl, δl − (c/k)·v), positive exactly
-        where that stop pushes in (2): contact onset at δ = 0, release where k·δ ± c·v
-        crosses 0 (with c = 0 both at δ = 0); −1 for a limit not given.
-Outputs
-    S.f: the contact force (N or N·m).
+    (3) switching functions (state events: the solver ends a step where one changes
+        sign): upper: min(δu, δu + (c/k)·v), lower: min(δl, δl − (c/k)·v), positive
+        exactly where that stop pushes in (2): contact onset at δ = 0, release where
+        k·δ ± c·v crosses 0 (with c = 0 both at δ = 0); −1 for a limit not given.
 Sign convention
-    like a spring: x > upper compresses the upper stop, f > 0 acts against the motion.
+    a ──[| |]── b     like a spring: x > upper compresses the upper stop and f > 0 (from
+                      a to b) pushes a back; x < lower gives f < 0, pushing a forward
+                      (conventions.md §1).
+Outputs
+    S.x: the relative displacement x (the internal variable); S.f: the contact force
+    (N or N·m).
 Example
     ``stop S1 v 0 lower=-0.05 upper=0.05 k=1e6 c=50``
 """

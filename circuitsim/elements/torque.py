@@ -7,6 +7,12 @@ Parameters
        function: ``M=(0, 0, step(1, 0, 5))``.
 Equations
     (1) rows ω of the frame: −M   (an applied torque enters the balance negatively)
+Sign convention
+    M is the torque applied to the frame (with it alone a body at rest spins up about
+    +M: J·dω/dt = M); as a flow into the body it enters the rows ω with a minus sign
+    (conventions.md §1, §3)
+Outputs
+    none.
 Example
     ``torque T1 B1 M=(0, 0, sin(0, 2, 1))``
 """

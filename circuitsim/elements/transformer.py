@@ -4,16 +4,24 @@ Ports
     a, b: first side (any domain); c, d: second side (any domain, may differ).
 Parameters
     n: ratio, in SI units of (p_a − p_b)/(p_c − p_d): 1 for a gear of equal sides,
-       V·s/rad for a DC motor's torque/back-EMF constant.
+       V·s/rad for a DC motor's torque/back-EMF constant. A gear ω1 = 3·ω2 is
+       ``transformer G1 w1 0 w2 0 n=3``.
 Internal variables
     i (algebraic): flow from a through the element to b.
-Equations (conventions.md §2)
+Equations
+    conventions.md §2:
     (1) (p_a − p_b) − n·(p_c − p_d) = 0
     (2) f_cd = −n·i           so (p_a − p_b)·i + (p_c − p_d)·f_cd = 0
     rows: a: +i, b: −i, c: −n·i, d: +n·i
-Examples
-    DC motor coupling, e = k·ω, τ = k·i:  ``transformer TM arm 0 shaft 0 n=0.05``
-    gear ω1 = n·ω2:                       ``transformer G1 w1 0 w2 0 n=3``
+Sign convention
+    a ──┐   ┌── c      i flows from a through the element to b, f_cd from c through it
+    b ──┘   └── d      to d: the power (p_a − p_b)·i taken in at a–b is delivered at
+                       c–d, where n·i flows out of the element into node c
+                       (conventions.md §2)
+Outputs
+    TM.i: the flow i (the internal variable).
+Example
+    ``transformer TM arm 0 shaft 0 n=0.05``  (DC motor coupling, e = k·ω, τ = k·i)
 """
 import numpy as np
 

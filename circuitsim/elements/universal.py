@@ -12,12 +12,18 @@ Parameters
 Internal variables
     f1, f2, f3 (N): reaction forces along three axes fixed in frame 1; t1 (N·m):
     reaction torque about axis2 × axis1; mu1..mu4: stabilisation (position model).
-Equations (conventions.md §4; see joint.py for the models)
+Equations
+    conventions.md §4; joint.py writes them in each model (frame rows, velocity,
+    position, elastic and initialisation forms):
     (1) three point-on-plane constraints: the joint points coincide
     (2) one rotation restriction: (A1·axis1)·(A2·axis2) = 0
+Sign convention
+    frame1 ──(−F, −M)── ● ──(F, M)── frame2: the reaction F, M is what frame 1 exerts
+    on frame 2, frame 1 receives −F, −M (conventions.md §4).
 Outputs
-    J.Fx .. J.Mz: reaction of frame 1 on frame 2 (global, about the joint point);
-    J.gap (m), J.twist (rad).
+    J.Fx, J.Fy, J.Fz, J.Mx, J.My, J.Mz: reaction of frame 1 on frame 2 (global, about
+    the joint point); J.gap (m), J.twist (rad): the position-level violations of (1)
+    and (2).
 Example
     ``universal U1 shaft1 shaft2 at=(0,0,0) axis1=(1,0,0) axis2=(0,1,0)``
 """

@@ -4,16 +4,21 @@ Ports
     a, b: same domain.
 Parameters
     V: p_a − p_b, a constant or a time function (step, ramp, sin, pulse, pwl, {expr of time}).
+    domain: the domain of a and b where no other element fixes it (default electrical).
 Internal variables
-    i (algebraic): the flow from a through the source to b (negative when the source
-    delivers power into the a-side circuit, as in SPICE).
+    i (algebraic): the flow from a through the source to b.
 Equations
     (1) p_a − p_b − V(t) = 0
     rows: a: +i, b: −i
 Sign convention
-    a ──(+ −)── b      p_a − p_b = V
-References
-    conventions.md §1. Example: ``V V1 n1 0 V=step(0, 0, 12)``
+    a ──(+ −)── b      p_a − p_b = V; i flows from a through the source to b, so it is
+                       negative when the source delivers power into the a-side circuit
+                       (as in SPICE; conventions.md §1)
+Outputs
+    V1.i: the flow i (the internal variable); V1.P: the power delivered by the source,
+    −(p_a − p_b)·i (W).
+Example
+    ``V V1 n1 0 V=step(0, 0, 12)``
 """
 import numpy as np
 

@@ -1,9 +1,29 @@
-"""The hydraulics library against the static force balance and the orifice law."""
+"""The hydraulics library (.lib hydraulics: chamber, orifice, valve, propvalve, pump,
+cylinder) against the static force balance and the laws stated in its header."""
 import numpy as np
 import pytest
 from scipy.optimize import brentq
 
 import circuitsim
+
+TIGHT = dict(rtol=1e-9, atol=1e-12)
+
+# Valve defaults (hydraulics.lib): A=1e-5 m^2, Cd=0.7, rho=850 kg/m^3, ptr=1e4 Pa, leak=1e-6.
+A, CD, RHO, PTR, LEAK = 1e-5, 0.7, 850.0, 1e4, 1e-6
+
+
+def opening(u, leak=LEAK):
+    """Effective opening ue = leak + (1 - leak)*clip(u, 0, 1)."""
+    return leak + (1 - leak) * np.clip(u, 0.0, 1.0)
+
+
+def valve_flow(dp, u, leak=LEAK, area=A):
+    """Q = ue*Cd*A*sqrt(2/rho)*dp/(dp^2 + ptr^2)^(1/4)."""
+    return opening(u, leak) * CD * area * np.sqrt(2 / RHO) * dp / (dp ** 2 + PTR ** 2) ** 0.25
+
+
+def relerr(got, want):
+    return np.max(np.abs(np.asarray(got) / np.asarray(want) - 1.0))
 
 
 def test_cylinder_static_force_balance():
@@ -100,3 +120,133 @@ tank T tk
     ps = 3000 * 6894.757293168
     pa = brentq(lambda p: law(2e-5, ps - p) - law(1.6e-6, p), 0.0, ps, xtol=1e-6)
     assert res["pa"][-1] == pytest.approx(pa, rel=1e-9)
+
+
+# --- valve ------------------------------------------------------------------------------
+@pytest.mark.parametrize("dp", [50e5, 5e3, -20e5])   # turbulent, laminar-like (< ptr), reverse
+def test_valve_steady_flow_follows_the_orifice_law_scaled_by_the_opening(dp):
+    """A pressure source across valves of opening 1, 0.5, 0.1: Q = ue * orifice law."""
+    res = circuitsim.parse(f"""
+.lib hydraulics
+V Ps s 0 V={dp}
+valve U1 s 0 u=1
+valve U05 s 0 u=0.5
+valve U01 s 0 u=0.1
+.tran 1m
+""").simulate(**TIGHT)
+    total = 0.0
+    for name, u in (("U1", 1.0), ("U05", 0.5), ("U01", 0.1)):
+        q = res[f"{name}.Q.i"][-1]
+        assert relerr(q, valve_flow(dp, u)) < 1e-6, name
+        total += q
+    assert relerr(-res["Ps.i"][-1], total) < 1e-9          # the source delivers their sum
+
+
+def test_valve_flow_is_linear_in_the_opening_and_clipped_to_0_1():
+    """leak = 0: Q(u) = u*Q(1) for 0 <= u <= 1; u > 1 acts as 1, u < 0 as closed."""
+    us = [0.1, 0.25, 0.5, 0.9, 1.0, 1.5]
+    lines = "\n".join(f"valve U{i} s 0 u={u} leak=0" for i, u in enumerate(us))
+    res = circuitsim.parse(f"""
+.lib hydraulics
+V Ps s 0 V=30bar
+{lines}
+valve Uneg s 0 u=-0.2 leak=0
+.tran 1m
+""").simulate(**TIGHT)
+    q_full = res["U4.Q.i"][-1]
+    assert relerr(q_full, valve_flow(30e5, 1.0, leak=0)) < 1e-9
+    for i, u in enumerate(us):
+        assert relerr(res[f"U{i}.Q.i"][-1], min(u, 1.0) * q_full) < 1e-9, u
+    assert res["Uneg.Q.i"][-1] == 0.0
+
+
+def test_propvalve_follows_a_ramped_and_a_pwl_opening():
+    """The opening from a signal node: a ramp 0 -> 1 over 0.1..0.5 s, and a pwl that
+    leaves 0..1 (clipped); Q(t) = law at the commanded opening at every output time."""
+    res = circuitsim.parse("""
+.lib hydraulics
+V Ps s 0 V=50bar
+V Ur ur 0 V=ramp(0.1, 0.5, 0, 1)
+V Up up 0 V=pwl(0, -0.5, 0.2, 0.3, 0.6, 1.4, 1, 0.2)
+propvalve R1 s 0 ur
+propvalve P1 s 0 up A=2e-5 leak=1e-3
+.tran 1 10m
+""").simulate(**TIGHT)
+    t = res.t
+    u_ramp = np.clip((t - 0.1) / 0.4, 0.0, 1.0)
+    u_pwl = np.interp(t, [0, 0.2, 0.6, 1.0], [-0.5, 0.3, 1.4, 0.2])
+    assert len(t) == 101
+    assert relerr(res["R1.Q.i"], valve_flow(50e5, u_ramp)) < 1e-6
+    assert relerr(res["P1.Q.i"], valve_flow(50e5, u_pwl, leak=1e-3, area=2e-5)) < 1e-6
+    i = np.searchsorted(t, 0.3 - 1e-9)                   # mid-ramp: half open
+    assert relerr(res["R1.Q.i"][i], valve_flow(50e5, 0.5)) < 1e-6
+
+
+def test_pump_into_chamber_settles_where_the_valve_passes_the_pump_flow():
+    """pump Q -> chamber -> propvalve to tank, the opening stepped 0.5 -> 1 at 0.25 s:
+    steady p solves Q = k*p/(p^2 + ptr^2)^(1/4), k = ue*Cd*A*sqrt(2/rho), i.e.
+    p^2 = (Q^4 + sqrt(Q^8 + 4 k^4 Q^4 ptr^2)) / (2 k^4)."""
+    q, area = 1e-4, 2e-6
+    res = circuitsim.parse(f"""
+.lib hydraulics
+pump P1 p Q={q}
+chamber C1 p V=1e-5
+propvalve PV p 0 cmd A={area}
+V Uc cmd 0 V=step(0.25, 0.5, 1)
+.tran 0.5 5m
+""").simulate(**TIGHT)
+
+    def steady(u):
+        k = opening(u) * CD * area * np.sqrt(2 / RHO)
+        return np.sqrt((q ** 4 + np.sqrt(q ** 8 + 4 * k ** 4 * q ** 4 * PTR ** 2)) / (2 * k ** 4))
+
+    before = np.searchsorted(res.t, 0.25) - 1            # last output before the step
+    assert res.t[before] == pytest.approx(0.245)
+    assert relerr(res["p"][before], steady(0.5)) < 1e-6
+    assert relerr(res["p"][-1], steady(1.0)) < 1e-6
+    assert relerr(res["PV.Q.i"][-1], q) < 1e-6
+
+
+def test_closed_valves_isolating_a_node_leak_or_are_rejected():
+    """Two closed valves in series (no chamber between): the default leak keeps the
+    middle node solvable (p_m = p_s/2 by symmetry, Q = leak * law); leak = 0 leaves it
+    with no equation, an input error."""
+    net = """
+.lib hydraulics
+V Ps s 0 V=50bar
+valve V1 s m u=0 {leak}
+valve V2 m 0 u=0 {leak}
+.tran 0.1 10m
+"""
+    res = circuitsim.parse(net.format(leak="")).simulate(**TIGHT)
+    assert relerr(res["m"][-1], 25e5) < 1e-6
+    assert relerr(res["V1.Q.i"][-1], valve_flow(25e5, 0.0)) < 1e-6
+    with pytest.raises(circuitsim.CircuitsimError, match="structurally singular"):
+        circuitsim.parse(net.format(leak="leak=0")).simulate()
+
+
+def test_commanded_propvalves_closed_without_leak_fail_at_the_start():
+    """The propvalve's opening is only known at run time: with leak = 0 and a closed
+    command the middle node makes the Newton matrix singular (as its header says)."""
+    with pytest.raises(circuitsim.InconsistentInitialConditions, match="singular"):
+        circuitsim.parse("""
+.lib hydraulics
+V Ps s 0 V=50bar
+V Uc cmd 0 V=0
+propvalve V1 s m cmd leak=0
+propvalve V2 m 0 cmd leak=0
+.tran 0.1 10m
+""").simulate()
+
+
+@pytest.mark.parametrize("u", ["ramp(0, 1, 0, 1)", "{time}"])
+def test_valve_opening_parameter_is_a_constant(u):
+    """Subcircuit parameters are numbers: a time function for u is an input error
+    naming it (the header points to propvalve for a varying opening)."""
+    with pytest.raises(circuitsim.NetlistError, match="U1: parameter u"):
+        circuitsim.parse(f"""
+.lib hydraulics
+V Ps s 0 V=50bar
+valve U1 s 0 u={u}
+.tran 0.1
+""").simulate()
