@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import scipy.linalg
 
 from ..errors import ModelError, NetlistError, did_you_mean
 from ..output.files import replaced
@@ -369,6 +368,7 @@ def reduce(system, t, y, yp, inputs) -> dict:
     colscale = np.concatenate([nominal[d], nominal[z]])
     rowscale = np.abs(K) @ colscale
     rowscale[rowscale == 0] = 1.0
+    import scipy.linalg   # on use: ~60 ms of import
     X, *_ = scipy.linalg.lstsq(K * colscale[None, :] / rowscale[:, None],
                                rhs / rowscale[:, None], cond=RANK_TOL * 1e-3,
                                lapack_driver="gelsd")

@@ -31,9 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
 
 from ..elements.base import FLOW_UNIT
 from ..errors import ModelError, NoEquilibrium, did_you_mean
@@ -270,6 +268,7 @@ def _backward_euler(system, t, y_prev, h, mask, damped):
                 J = J + (system.jacobian(t, y, yp, 2.0 / h) - J) @ sp.diags(damped)
             if not (np.all(np.isfinite(res)) and np.all(np.isfinite(J.data))):
                 return None
+            from scipy.sparse.linalg import splu   # on use: ~60 ms of import
             delta = splu(sp.csc_matrix(J)).solve(-res)
         except (ArithmeticError, ValueError, RuntimeError):
             return None
@@ -310,6 +309,7 @@ def _static_newton(system, t, y, y_ref, pairs, stats):
         scale = np.concatenate([scale_F, scale_g])
         b = -np.concatenate([F, g]) / scale
         As = A * D[None, :] / scale[:, None]
+        import scipy.linalg   # on use: ~60 ms of import
         z = scipy.linalg.lstsq(As, b, cond=RCOND, lapack_driver="gelsd")[0]
         stats["newton"] += 1
         if np.abs(z).max(initial=0.0) <= STEP_TOL:

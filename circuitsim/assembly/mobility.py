@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg
 
 from ..elements.base import FRAME_VARS
 from ..runtime.graphs import has_cycle
@@ -233,6 +232,7 @@ def _loop_redundancy(rows, blocks, idx, n) -> list:
     M = _dense([blocks[j] for j in idx], n)
     if not M.shape[1]:
         return []
+    import scipy.linalg   # on use: ~60 ms of import
     _, diag, perm = scipy.linalg.qr(M.T, mode="economic", pivoting=True)
     d = np.abs(np.diag(diag)) if diag.ndim == 2 else np.abs(diag)
     rank = int(np.sum(d > RANK_TOL * max(d.max(initial=0.0), 1e-300)))

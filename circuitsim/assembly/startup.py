@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import lsqr
 
 from ..elements.base import FRAME_VARS
 from ..errors import ModelError
@@ -177,6 +176,7 @@ def _assemble_positions(system, joints, y, hard, targets):
         free = free[~hard[free]]
         if not len(free):
             break
+        from scipy.sparse.linalg import lsqr   # on use: ~60 ms of import
         delta = lsqr(G[:, free], -g, atol=1e-14, btol=1e-14, iter_lim=10 * len(free))[0]
         y[free] += delta
         if system.project is not None:
@@ -236,6 +236,7 @@ def _assemble_velocities(system, joints, y, hard):
     residual = Ra @ y
     if np.abs(residual).max(initial=0.0) > VEL_TOL and len(free):
         scale = 1.0 / np.sqrt(_velocity_weights(system, joints, len(y))[free])
+        from scipy.sparse.linalg import lsqr   # on use: ~60 ms of import
         z = lsqr(Ra[:, free] @ sp.diags(scale), -residual, atol=1e-14, btol=1e-14,
                  iter_lim=10 * len(free))[0]
         y[free] += scale * z

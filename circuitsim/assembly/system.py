@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ..elements.base import FRAME_VARS, NO_LABEL, NOMINAL, POTENTIAL_UNIT, SPEED, SPIN
 from ..errors import ModelError, NetlistError, did_you_mean
@@ -418,6 +417,7 @@ class System(DAEProblem):
     # --- checks and initial values ------------------------------------------------------
     def check_structure(self) -> None:
         """No perfect matching between equations and unknowns = structurally singular."""
+        from scipy.sparse.csgraph import maximum_bipartite_matching  # on use: ~60 ms of import
         n = self.n
         entries = []
         for g in self.groups:

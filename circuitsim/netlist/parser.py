@@ -1,9 +1,10 @@
 """Netlist text -> :class:`~circuitsim.netlist.ast.NetlistFile`.
 
 The grammar (``grammar.lark``, next to this file) is parsed by Lark's LALR parser with
-its contextual lexer; :class:`_Builder` turns the parse tree into AST nodes, each with
-its ``file:line:col``. Lark's exceptions become NetlistError in one place,
-:func:`_syntax_error`, which words the message in terms of the netlist language.
+its contextual lexer, whose tables are built once, not in every process
+(:mod:`~circuitsim.netlist.parser_tables`); :class:`_Builder` turns the parse tree into
+AST nodes, each with its ``file:line:col``. Lark's exceptions become NetlistError in one
+place, :func:`_syntax_error`, which words the message in terms of the netlist language.
 
 For speed on large netlists, parse() first takes a fast route that builds the same
 statements without a parse tree (see "the fast route" below); the tree route above runs
@@ -27,6 +28,7 @@ from ..runtime.memory import gc_paused
 from ..runtime import expressions
 from . import ast
 from .exprbuilder import ExprBuilder, split_number
+from .parser_tables import lark_parser
 
 Locate = Callable[[int, int], Loc]
 
@@ -42,8 +44,9 @@ def _grammar() -> str:
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     """The tree-building parser: expressions, and the exact wording of every error."""
-    return Lark(_grammar(), parser="lalr", lexer="contextual", start=["netlist", "expression"],
-                propagate_positions=True, maybe_placeholders=False)
+    return lark_parser(_grammar(), parser="lalr", lexer="contextual",
+                       start=["netlist", "expression"], propagate_positions=True,
+                       maybe_placeholders=False)
 
 
 def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
@@ -89,8 +92,8 @@ _FAST_LOCK = threading.Lock()
 def _fast_lark() -> Lark:
     global _FAST_BUILDER
     _FAST_BUILDER = _FastBuilder(None, "")
-    return Lark(_grammar(), parser="lalr", lexer="contextual", start="netlist",
-                transformer=_FAST_BUILDER, maybe_placeholders=False)
+    return lark_parser(_grammar(), parser="lalr", lexer="contextual", start="netlist",
+                       transformer=_FAST_BUILDER, maybe_placeholders=False)
 
 
 # A simple element line: type, name, then bare names, numbers and key=name/number items,

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import structural_rank
 
 from ..errors import InconsistentInitialConditions
 from .newton import BadValues, factorise, jacobian, residual, wrms
@@ -149,6 +148,7 @@ def _structurally_singular(M: sp.csc_matrix) -> bool:
     """No perfect matching between rows and non-zero columns: singular for any values."""
     M = M.copy()
     M.eliminate_zeros()
+    from scipy.sparse.csgraph import structural_rank   # on use: ~60 ms of import
     return structural_rank(M) < M.shape[0]
 
 

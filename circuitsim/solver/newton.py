@@ -31,7 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
 
 from .problem import unknown_names
 
@@ -129,6 +128,7 @@ def factorise(J, stats, problem=None):
     """Sparse LU of J (SuperLU with its COLAMD column ordering); raises BadValues when it
     is exactly singular, naming the unknowns and equations of the singular part when
     ``problem`` is given."""
+    from scipy.sparse.linalg import splu   # on use: ~60 ms of import
     stats["nlu"] += 1
     try:
         return splu(J)
@@ -166,6 +166,7 @@ class EliminationOrder:
     def factorise(self, J, stats, problem=None):
         if self.choice == "general":
             return factorise(J, stats, problem)
+        from scipy.sparse.linalg import splu   # on use: ~60 ms of import
         Jp = self._permuted(J)
         try:
             lu = splu(Jp, permc_spec="NATURAL", diag_pivot_thresh=PIVOT_THRESHOLD,

@@ -13,7 +13,6 @@ such a mode would grow from step to step at the new step size (``ModeGuard.stabl
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
 from .history import GAMMA
 
@@ -60,6 +59,7 @@ class ModeGuard:
                 return np.zeros(0, complex)
             M = newton.mass().toarray()
             A = newton.matrix.toarray() - newton.cj_lu * M
+            import scipy.linalg   # on use: ~60 ms of import
             with np.errstate(all="ignore"):
                 lam = scipy.linalg.eigvals(-A, M)
             lam = lam[np.isfinite(lam) & (lam.imag > 0) & (lam.real < 0)]

@@ -1,0 +1,45 @@
+"""Start-up of the command line as whole processes: importing it loads no module that
+only some commands use, and the grammar's tables are built by the first process and read
+by the next, which prints the same."""
+import os
+import subprocess
+import sys
+
+from helpers import REPO, netlist_path
+
+# loaded where used: scipy.sparse.csgraph and scipy.sparse.linalg bring scipy.linalg (~60 ms)
+ON_USE = ("scipy.linalg", "scipy.sparse.linalg", "scipy.sparse.csgraph", "networkx",
+          "matplotlib", "sympy")
+
+
+def _python(code: str, *args, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                          text=True, cwd=REPO, env=env)
+
+
+def test_importing_the_command_line_loads_no_module_a_command_may_not_need():
+    code = ("import sys, circuitsim, circuitsim.cli\n"
+            f"print(' '.join(m for m in {ON_USE!r} if m in sys.modules))\n")
+    done = _python(code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == []
+
+
+def test_the_first_run_writes_the_tables_and_the_next_reads_them(tmp_path):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("LOCALAPPDATA", None)
+    code = ("import sys\n"
+            "from circuitsim import cli\n"
+            "sys.exit(cli.main(sys.argv[1:]))\n")
+    good = str(netlist_path("dcmotor"))
+    bad = tmp_path / "bad.cir"
+    bad.write_text(".title bad\nR R1 a 0 R={1+}\n")
+    printed = []
+    for _ in range(2):
+        check = _python(code, "check", good, env=env)
+        error = _python(code, "check", str(bad), env=env)
+        assert check.returncode == 0, check.stderr
+        assert error.returncode == 2, error.stderr
+        printed.append((check.stdout, error.stderr))
+        assert len(list((tmp_path / "circuitsim").glob("*.lark-tables"))) == 2
+    assert printed[0] == printed[1]
