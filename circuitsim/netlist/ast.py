@@ -45,9 +45,11 @@ class Vector(Value):
 
 @dataclass
 class Call(Value):
-    """``name(arg, ...)`` outside braces: a time function such as ``step(0, 0, 12)``."""
+    """``name(arg, ..., key=value, ...)`` outside braces: a time function such as
+    ``step(0, 0, 12)``. ``args`` are the positional Values, ``keywords`` the Assigns."""
     name: str = ""
     args: list = field(default_factory=list)
+    keywords: list = field(default_factory=list)
 
 
 @dataclass

@@ -299,8 +299,11 @@ class _Builder(ExprBuilder, Transformer_NonRecursive):
 
     def call(self, children):
         first, last = children[0], children[-1]
+        inside = children[1:-1]
         return ast.Call(self._loc(first), self.src[first.start_pos:last.end_pos],
-                        str(first)[:-1], [self._as_value(c) for c in children[1:-1]])
+                        str(first)[:-1],
+                        [self._as_value(c) for c in inside if not isinstance(c, ast.Assign)],
+                        [c for c in inside if isinstance(c, ast.Assign)])
 
     def brace(self, children):
         first, last = children[0], children[-1]

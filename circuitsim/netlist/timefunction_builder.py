@@ -3,10 +3,14 @@
 A source or drive parameter may be a call such as ``step(0, 0, 12)`` or ``pwl(...)``,
 a brace expression of ``time``, or a constant; :func:`make_time_function` checks the
 call against its signature, converts the arguments to SI and builds the function.
+A keyword argument (``pwl(..., breakpoints=jumps)``) is a choice written after the
+positional ones.
 """
 from __future__ import annotations
 
 from typing import Callable
+
+import numpy as np
 
 from . import units
 from ..errors import Loc, NetlistError, did_you_mean
@@ -26,6 +30,8 @@ SIGNATURES = {
     "pulse": (("v0", "v1", "delay", "rise", "fall", "width", "period"), 1),
     "pwl": (("t1", "v1", "t2", "v2", "..."), 0),
 }
+# name -> {keyword: its choices}
+KEYWORDS = {"pwl": {"breakpoints": Pwl.BREAKPOINTS}}
 _TIME_ARGS = {"t0", "t1", "t2", "delay", "rise", "fall", "width", "period"}
 
 
@@ -44,8 +50,9 @@ def make_time_function(value: ast.Value, convert_value: Convert, convert_time: C
         raise NetlistError(f"unknown time function '{value.name}' (known: "
                            f"{', '.join(SIGNATURES)})", loc, did_you_mean(name, SIGNATURES))
     args = value.args
+    keywords = _keywords(name, value.keywords, args)
     if name == "pwl":
-        return _pwl(args, convert_value, convert_time, loc)
+        return _pwl(args, keywords, convert_value, convert_time, loc)
     names, optional = SIGNATURES[name]
     if not len(names) - optional <= len(args) <= len(names):
         count = f"{len(names) - optional} or {len(names)}" if optional else f"{len(names)}"
@@ -54,6 +61,30 @@ def make_time_function(value: ast.Value, convert_value: Convert, convert_time: C
     nums = [_convert(arg, what, convert_value, convert_time) for arg, what in zip(args, names)]
     nums += [0.0] * (len(names) - len(nums))   # optional phase / period default to 0
     return _check(name, nums, args, loc)
+
+
+def _keywords(name: str, assigns: list, args: list) -> dict:
+    """{keyword: choice} of a call, checked against KEYWORDS[name]."""
+    known = KEYWORDS.get(name, {})
+    out: dict = {}
+    for a in assigns:
+        if not known:
+            raise NetlistError(f"{name}() takes no keyword arguments", a.loc)
+        if a.key not in known:
+            raise NetlistError(f"{name}(): unknown keyword '{a.key}' (known: "
+                               f"{', '.join(known)})", a.loc, did_you_mean(a.key, known))
+        if a.key in out:
+            raise NetlistError(f"{name}(): {a.key} is given twice", a.loc)
+        if args and (args[-1].loc.line, args[-1].loc.col) > (a.loc.line, a.loc.col):
+            raise NetlistError(f"{name}(): keyword arguments come after the positional "
+                               "ones", a.loc)
+        choices = known[a.key]
+        choice = a.value.name if isinstance(a.value, ast.Ident) else a.value.text
+        if choice not in choices:
+            raise NetlistError(f"{name}(): {a.key} is one of {', '.join(choices)}; got "
+                               f"'{choice}'", a.value.loc, did_you_mean(choice, choices))
+        out[a.key] = choice
+    return out
 
 
 def _convert(arg: ast.Value, what: str, convert_value: Convert, convert_time: Convert):
@@ -91,17 +122,29 @@ def _check(name: str, p: list, args: list, loc: Loc) -> TimeFunction:
     return Pulse(*p)
 
 
-def _pwl(args, convert_value, convert_time, loc) -> Pwl:
+def _pwl(args, keywords, convert_value, convert_time, loc) -> Pwl:
     if len(args) < 2 or len(args) % 2:
         raise NetlistError(f"pwl() takes pairs of arguments (t1, v1, t2, v2, ...), got "
                            f"{len(args)} argument{'s' if len(args) != 1 else ''}", loc)
-    times = [convert_time(a) for a in args[0::2]]
+    times = np.array([convert_time(a) for a in args[0::2]])
     values = [convert_value(a) for a in args[1::2]]
-    for i in range(1, len(times)):
-        if not times[i] > times[i - 1]:
-            raise NetlistError(f"pwl(): times must increase; {times[i]:g} s follows "
-                               f"{times[i - 1]:g} s", args[2 * i].loc)
-    return Pwl(times, values)
+    _check_pwl_times(times, args)
+    return Pwl(times, values, keywords.get("breakpoints"))
+
+
+def _check_pwl_times(times: np.ndarray, args: list) -> None:
+    """Times must not decrease; two points at one time make a jump, a third has no value
+    to take. Raises at the first offending time."""
+    decrease = np.flatnonzero(~(times[1:] >= times[:-1])) + 1      # NaN fails too
+    third = np.flatnonzero(times[2:] == times[:-2]) + 2
+    if not len(decrease) and not len(third):
+        return
+    i = int(min(decrease[:1].tolist() + third[:1].tolist()))
+    if i in decrease[:1]:
+        raise NetlistError(f"pwl(): times must increase; {times[i]:g} s follows "
+                           f"{times[i - 1]:g} s", args[2 * i].loc)
+    raise NetlistError(f"pwl(): three points at {times[i]:g} s; a jump is two points at "
+                       "one time", args[2 * i].loc)
 
 
 def _from_expression(value: ast.Expr, loc: Loc) -> TimeFunction:

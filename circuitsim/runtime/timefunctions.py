@@ -19,6 +19,12 @@ from .expressions import compile_, to_text
 # short period over a long run from producing millions of points.
 MAX_BREAKPOINTS = 100_000
 
+# A pwl of at most this many points (a written profile: a ramp and hold) stops the
+# solver at every point by default; a longer one (a sampled waveform) only at its jumps:
+# each stop restarts the solver at order 1, some 20 steps, which a corner every few
+# steps would multiply.
+CORNER_STOPS_MAX_POINTS = 10
+
 # Pulse edges shorter than this are instantaneous (no overflow in time/edge for any
 # realistic time).
 MIN_EDGE = 1e-200
@@ -55,7 +61,8 @@ class TimeFunction:
         return []
 
     def breakpoints(self, horizon: float = math.inf) -> list:
-        """Times in [0, horizon] where the value or its slope jumps."""
+        """Times in [0, horizon] where the solver stops and restarts: where the value or
+        the slope jumps (a long pwl: where the value jumps, see Pwl)."""
         return sorted({float(x) for x in self._points(horizon) if 0.0 <= x <= horizon})
 
     def time_scale(self) -> float:
@@ -169,23 +176,46 @@ class Pulse(TimeFunction):
 
 
 class Pwl(TimeFunction):
-    """pwl(t1, v1, t2, v2, ...): linear between the points, constant outside."""
-    kind = "pwl"
+    """pwl(t1, v1, t2, v2, ...): linear between the points, constant outside. Two points
+    at one time make a jump: the later value holds from that time on.
 
-    def __init__(self, times, values):
-        self.params = tuple(float(x) for x in (*times, *values))
-        self.times = np.asarray(times, dtype=float)
-        self.values = np.asarray(values, dtype=float)
+    ``breakpoints`` says which times the solver stops and restarts at: "corners" (every
+    point) or "jumps" (the times written twice); across the other corners the step is
+    left to the error test. None: corners for at most CORNER_STOPS_MAX_POINTS points,
+    jumps above."""
+    kind = "pwl"
+    BREAKPOINTS = ("corners", "jumps")
+
+    def __init__(self, times, values, breakpoints: str | None = None):
+        self.times = np.array(times, dtype=float)       # owned copies, float64 for np.interp
+        self.values = np.array(values, dtype=float)
+        self.params = tuple(np.concatenate([self.times, self.values]).tolist())
+        self.default_breakpoints = ("corners" if len(self.times) <= CORNER_STOPS_MAX_POINTS
+                                    else "jumps")
+        if breakpoints is not None and breakpoints not in self.BREAKPOINTS:
+            raise ValueError(f"pwl breakpoints must be one of {self.BREAKPOINTS}, "
+                             f"got {breakpoints!r}")
+        self.breakpoint_rule = breakpoints or self.default_breakpoints
 
     def __call__(self, t):
+        # a binary search and one interpolation; np.interp keeps the later of two values
+        # at one time (it looks for the last point at or before t): a jump's right limit
         value = np.interp(t, self.times, self.values)
         return float(value) if np.ndim(value) == 0 else value
 
+    def jump_times(self) -> np.ndarray:
+        """The times written twice."""
+        t = self.times
+        return t[1:][t[1:] == t[:-1]]
+
     def _points(self, horizon):
-        return self.times.tolist()
+        return (self.times if self.breakpoint_rule == "corners" else self.jump_times()).tolist()
 
     def __repr__(self) -> str:
-        return "pwl(" + ", ".join(f"{a:g}, {b:g}" for a, b in zip(self.times, self.values)) + ")"
+        rule = ("" if self.breakpoint_rule == self.default_breakpoints
+                else f", breakpoints={self.breakpoint_rule}")
+        return ("pwl(" + ", ".join(f"{a:g}, {b:g}" for a, b in zip(self.times, self.values))
+                + rule + ")")
 
 
 class ExprFunction(TimeFunction):

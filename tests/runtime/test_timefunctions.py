@@ -12,8 +12,8 @@ from circuitsim.netlist import ast
 from circuitsim.netlist.parser import parse
 from circuitsim.netlist.timefunction_builder import make_time_function
 from circuitsim.runtime import expressions
-from circuitsim.runtime.timefunctions import (Constant, Pulse, Pwl, Ramp, Sine, Step,
-                                              TimeFunctionArray)
+from circuitsim.runtime.timefunctions import (CORNER_STOPS_MAX_POINTS, Constant, Pulse, Pwl,
+                                              Ramp, Sine, Step, TimeFunctionArray)
 
 SCOPE = {"Vmax": 12.0, "f0": 50.0}
 
@@ -97,6 +97,58 @@ def test_pwl():
     assert f.breakpoints() == [0.0, 1.0, 3.0]
 
 
+def test_pwl_jump():
+    """Two points at one time: the later value holds from that time on, as step()."""
+    f = tf("pwl(0,0, 1,5, 1,7, 2,3)")
+    before = math.nextafter(1.0, 0.0)
+    assert [f(0.5), f(1.0), f(1.5), f(2.0), f(9.0)] == [2.5, 7.0, 5.0, 3.0, 3.0]
+    assert f(before) == pytest.approx(5.0)
+    assert tf("pwl(0,0, 1,5, 1,7)")(1.0) == 7.0 and tf("pwl(0,2, 0,4, 1,4)")(0.0) == 4.0
+    np.testing.assert_array_equal(f(np.array([before, 1.0])), [f(before), 7.0])
+    arr = TimeFunctionArray([f, 1.0])
+    assert arr(1.0).tolist() == [7.0, 1.0] and arr(before)[0] == f(before)
+
+
+def _points(n, jump_at=None):
+    """pwl text of n points at 0, 1, 2, ... s; values alternate 0, 1 (every point is a
+    corner); ``jump_at``: that time is written twice, the second time with value 5."""
+    pairs = [f"{i}, {i % 2}" for i in range(n)]
+    if jump_at is not None:
+        pairs.insert(jump_at + 1, f"{jump_at}, 5")
+    return ", ".join(pairs)
+
+
+@pytest.mark.parametrize("n", [2, 10, 11, 500])
+def test_pwl_breakpoint_rule(n):
+    """At most CORNER_STOPS_MAX_POINTS points: every point is a breakpoint; more: only
+    the jumps. ``breakpoints=corners|jumps`` chooses either way."""
+    corners = [float(i) for i in range(n)]
+    default = tf(f"pwl({_points(n)})")
+    assert default.breakpoints() == (corners if n <= CORNER_STOPS_MAX_POINTS else [])
+    assert tf(f"pwl({_points(n)}, breakpoints=corners)").breakpoints() == corners
+    assert tf(f"pwl({_points(n)}, breakpoints=jumps)").breakpoints() == []
+    jumps = tf(f"pwl({_points(n, jump_at=1)}, breakpoints=jumps)")
+    assert jumps.breakpoints() == [1.0] and jumps.breakpoints(horizon=0.5) == []
+    assert tf(f"pwl({_points(n, jump_at=1)}, breakpoints=corners)").breakpoints() == corners
+
+
+def test_pwl_repr_names_a_rule_other_than_the_default():
+    assert repr(tf("pwl(0,0, 1,5)")) == "pwl(0, 0, 1, 5)"
+    assert repr(tf("pwl(0,0, 1,5, breakpoints=jumps)")) == "pwl(0, 0, 1, 5, breakpoints=jumps)"
+    with pytest.raises(ValueError, match="breakpoints"):
+        Pwl([0, 1], [0, 1], "edges")
+
+
+def test_long_pwl_is_built_in_linear_time_and_evaluated_by_bisection():
+    """200 000 points: built from arrays, evaluated at a scalar by one np.interp (its
+    binary search) on the stored float64 arrays, not converted per call."""
+    times = np.linspace(0.0, 1.0, 200_000)
+    f = Pwl(times, np.sin(times))
+    assert f.times.dtype == f.values.dtype == np.float64 and f.breakpoints() == []
+    assert f(0.123456) == pytest.approx(np.sin(0.123456), abs=1e-11)
+    assert TimeFunctionArray([f])(0.5)[0] == f(0.5)
+
+
 def test_expression_of_time():
     f = tf("{Vmax*sin(2*pi*f0*time)}")
     assert f(0.005) == pytest.approx(12.0)
@@ -125,6 +177,13 @@ def test_array_arguments_give_arrays():
     ("pulse(0, 1, 0, 0, 0)", "pulse() takes 6 or 7 arguments", 12),
     ("pwl(0, 1, 2)", "pwl() takes pairs of arguments", 12),
     ("pwl(0,0, 2,1, 1,3)", "pwl(): times must increase", 26),
+    ("pwl(0,0, 1,1, 1,2, 1,3)", "pwl(): three points at 1 s", 31),
+    ("pwl(0,0, 1,1, breakpoint=jumps)", "pwl(): unknown keyword 'breakpoint'", 26),
+    ("pwl(0,0, 1,1, breakpoints=jump)", "pwl(): breakpoints is one of corners, jumps", 38),
+    ("pwl(0,0, breakpoints=jumps, 1,1)", "keyword arguments come after the positional", 21),
+    ("pwl(0,0, 1,1, breakpoints=jumps, breakpoints=corners)", "breakpoints is given twice",
+     45),
+    ("step(0, 0, 1, breakpoints=jumps)", "step() takes no keyword arguments", 26),
     ("ramp(2, 1, 0, 1)", "ramp(): t1 = 1 s is before t0 = 2 s", 20),
     ("pulse(0, 1, 0, -1, 0, 1)", "rise must not be negative", 27),
     ("step(1bar, 0, 1)", "unit 'bar' does not fit", 17),
