@@ -259,6 +259,9 @@ class _RunFiles:
 
 
 def _run(args) -> int:
+    """circuitsim run: every case and file checked and every case prepared first, then
+    the cases run (one after the other or on --jobs processes), then the study comparison
+    and the plot."""
     net = _load(args)
     cases = _run_cases(net, args)
     files = _run_files(args, cases)
