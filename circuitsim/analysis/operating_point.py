@@ -35,7 +35,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from ..elements.base import FLOW_UNIT
+from ..elements.declarations import FLOW_UNIT
 from ..errors import ModelError, NoEquilibrium, did_you_mean
 from ..output.files import replaced_text
 from . import invariants as inv

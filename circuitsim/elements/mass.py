@@ -13,7 +13,8 @@ References
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port
+from .base import ElementType
+from .declarations import Output, Param, Port
 
 
 class Mass(ElementType):

@@ -17,7 +17,8 @@ Examples
 """
 import numpy as np
 
-from .base import ElementType, Param, Port, RatioUnit, State
+from .base import ElementType
+from .declarations import Param, Port, RatioUnit, State
 from .resistor import _FLOW
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..elements import element_types, lookup
-from ..elements.base import FRAME_VARS, REQUIRED, ElementInstance, RatioUnit
+from ..elements.declarations import FRAME_VARS, REQUIRED, ElementInstance, RatioUnit
 from ..elements.frames import with_rotation
 from ..errors import Loc, ModelError, NetlistError, did_you_mean
 from ..runtime import expressions
