@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..elements.base import FRAME_VARS
+from ..elements.declarations import FRAME_VARS
 
 NF = len(FRAME_VARS)
 POS = list(range(6, 13)) + list(range(NF + 6, NF + 13))   # p, q of the joint's two frames

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..elements.base import FLOW_UNIT
+from ..elements.declarations import FLOW_UNIT
 from ..errors import ModelError, NoEquilibrium, did_you_mean
 from ..output.files import replaced_text
 from . import invariants as inv

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..elements.base import FRAME_VARS
+from ..elements.declarations import FRAME_VARS
 from ..runtime.graphs import has_cycle
 
 RANK_TOL = 1e-9          # relative pivot size below which a loop row is redundant

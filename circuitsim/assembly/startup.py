@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..elements.base import FRAME_VARS
+from ..elements.declarations import FRAME_VARS
 from ..errors import ModelError
 from .mobility import Mobility, analyse, switch_off
 
@@ -67,9 +67,9 @@ def kinematic_start(system, y0: np.ndarray) -> StartUp:
     targets = []                                      # (group, row, flange, value)
     y = np.concatenate([y0, (0.0, 1.0)])
     for g in system.groups:                  # a node driven against ground: hard
-        imposed = g.etype.imposed_potential(0.0, g.p)
-        if imposed is None:
+        if g.etype.imposes != "potential":
             continue
+        imposed = g.etype.imposed_potential(0.0, g.p)
         a, b = g.var_idx[:, 0], g.var_idx[:, 1]
         for node, other, sign in ((a, b, 1.0), (b, a, -1.0)):
             grounded = (other == system.zero) & (node < n)
@@ -256,12 +256,13 @@ def _velocity_weights(system, joints, size):
     nodes (they follow the bodies)."""
     w = np.full(size, 1e-6)
     for g in system.groups:
+        if not g.etype.is_body:
+            continue
         for row, inst in enumerate(g.instances):
-            props = g.etype.mass_properties(inst)
-            if props is not None:
-                idx = g.var_idx[row]
-                w[idx[0:3]] = props[0]
-                w[idx[3:6]] = float(np.mean(props[1]))
+            m, J = g.etype.mass_properties(inst)
+            idx = g.var_idx[row]
+            w[idx[0:3]] = m
+            w[idx[3:6]] = float(np.mean(J))
     return w
 
 

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..elements.base import FRAME_VARS, NO_LABEL, NOMINAL, POTENTIAL_UNIT, SPEED, SPIN
+from ..elements.base import initialisation_params
+from ..elements.declarations import FRAME_VARS, NOMINAL, POTENTIAL_UNIT
+from ..elements.protocols import NO_LABEL, SPEED, SPIN
 from ..errors import ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
@@ -101,17 +103,17 @@ class System(DAEProblem):
         self.groups = self._make_groups(circuit.elements)
         self.id = self._differential_ids()
         determined = np.append(self.id, (0.0, 0.0)) != 0
-        for g in self.groups:
-            if g.etype.is_potential_source:
-                determined[g.var_idx[:, :len(g.etype.ports)].ravel()] = True
+        self._sources = [g for g in self.groups if g.etype.imposes == "potential"]
+        for g in self._sources:
+            determined[g.var_idx[:, :len(g.etype.ports)].ravel()] = True
         determined[self.n:] = False
-        self._sources = [g for g in self.groups if g.etype.is_potential_source]
         self._rates_at = None
         for g in self.groups:
-            g.etype.bind_determined(g.p_init, determined[g.var_idx],
-                                    lambda t, idx=g.var_idx: self.prescribed_rates(t)[idx])
+            if g.etype.is_joint:
+                g.etype.bind_determined(g.p_init, determined[g.var_idx],
+                                        lambda t, idx=g.var_idx: self.prescribed_rates(t)[idx])
         self.units = self._units()
-        # solver hook: atol is scaled per unknown by its nominal magnitude (base.NOMINAL)
+        # solver hook: atol is scaled per unknown by its nominal magnitude (NOMINAL)
         self.atol_scale = np.array([NOMINAL.get(self.units.get(name), 1.0)
                                     for name in self.names])
         self.error_mask = self._error_mask()
@@ -122,7 +124,8 @@ class System(DAEProblem):
                                       g.var_idx.shape[1] - g.etype.nvars(), g.p)]
                                   if rows.any()]
         self.magnitude_groups = self._magnitude_groups()
-        self.compliant = any(g.etype.is_compliant(g.p) for g in self.groups)  # hook (15)
+        self.compliant = any(g.etype.is_joint and g.etype.is_compliant(g.p)  # hook (15)
+                             for g in self.groups)
         self.elimination_order = tree_order(self)                        # solver hook (14)
         self.newton_mask = None         # set by classify() once the start point is known
         self.error_dimension = None     # ... and this
@@ -131,7 +134,7 @@ class System(DAEProblem):
         self.nres = 0
         self.for_initialisation = _InitialisationView(self) if any(
             g.p_init is not g.p for g in self.groups) else None
-        self._projected = [g for g in self.groups if g.etype.project is not None]
+        self._projected = [g for g in self.groups if g.etype.is_body]
         self.project = self._project if self._projected else None   # solver hook
         # solver hook (17): the elements' switching functions, vectorised by group
         self._switched = [g for g in self.groups if g.etype.switch_names(g.p)]
@@ -161,7 +164,7 @@ class System(DAEProblem):
                 var_idx.append(port_vars + states + extras)
                 row_idx.append(port_rows + states)
             p = prepare_params(etype, insts)
-            p_init = etype.initialisation_params(p)
+            p_init = initialisation_params(etype, p)
             groups.append(Group(etype, insts, p, p if p_init is None else p_init,
                                 np.array(var_idx, dtype=np.int64).reshape(len(insts), -1),
                                 np.array(row_idx, dtype=np.int64).reshape(len(insts), -1),
@@ -238,11 +241,13 @@ class System(DAEProblem):
         one magnitude, and the angular velocities another: the mechanism's speed."""
         labels = np.full(self.n + 2, NO_LABEL)
         for g in self.groups:
+            if not g.etype.is_joint:
+                continue
             local = g.etype.speed_labels(g.var_idx.shape[1] - g.etype.nvars(), g.p)
             for label in (SPEED, SPIN):
                 labels[g.var_idx[:, local == label].ravel()] = label
         for g in self.groups:
-            if g.etype.body_rates is not None:
+            if g.etype.is_body and g.etype.body_rates is not None:
                 proxy, original = g.etype.body_rates
                 labels[g.var_idx[:, proxy]] = labels[g.var_idx[:, original]]
         return labels[:self.n]
@@ -388,8 +393,8 @@ class System(DAEProblem):
         return out
 
     def _project(self, t: float, y: np.ndarray) -> np.ndarray:
-        """After each accepted step: element types with a ``project(states)`` hook
-        (bodies: |q| = 1) correct their own states."""
+        """After each accepted step: the bodies correct their own states with their
+        ``project(states)`` hook (|q| = 1)."""
         y = y.copy()
         for g in self._projected:
             first = sum(p.nvars for p in g.etype.ports)
@@ -398,11 +403,11 @@ class System(DAEProblem):
         return y
 
     def sync_states(self, y: np.ndarray) -> np.ndarray:
-        """y with the states that mirror other unknowns recomputed (``sync_states`` of
-        the element types: a body's ω_b from its ω and q)."""
+        """y with the states that mirror other unknowns recomputed (the bodies'
+        ``sync_states``: a body's ω_b from its ω and q)."""
         ye = self._extend(y)
         for g in self.groups:
-            if g.etype.sync_states is not None:
+            if g.etype.is_body:
                 ye[g.var_idx] = g.etype.sync_states(ye[g.var_idx])
         return ye[:self.n]
 
@@ -460,7 +465,8 @@ class System(DAEProblem):
                 if st.init_param and inst.params.get(st.init_param) is not None:
                     y0[self.numbering.of(f"{inst.name}.{st.name}")] = inst.params[st.init_param]
             ports = {p.name: node for p, node in zip(inst.type.ports, inst.nodes)}
-            for name, value in inst.type.initial_state(inst).items():
+            start = inst.type.initial_state(inst) if inst.type.is_body else {}
+            for name, value in start.items():
                 target = ports.get(name, f"{inst.name}.{name}")
                 y0[self.numbering.of(target)] = value
             for port, value, rel in inst.type.initial_potentials(inst):

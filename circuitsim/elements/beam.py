@@ -84,7 +84,8 @@ import numpy as np
 from ..errors import ModelError
 from ..runtime.names import GROUND
 from . import quaternion
-from .base import REQUIRED, ElementType, Output, Param, Port
+from .base import ElementType
+from .declarations import REQUIRED, Output, Param, Port
 from .frames import NV, Q, R, V, W, local_offset, point_params
 
 NVARS = NROWS = 2 * NV

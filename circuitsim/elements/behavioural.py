@@ -33,7 +33,8 @@ import numpy as np
 from ..errors import ModelError
 from ..runtime import expressions
 from ..runtime.expressions import Name, Num, add, func, mul, power, sub
-from .base import ElementType, Param, Port, State, domain_param
+from .base import ElementType
+from .declarations import Param, Port, State, domain_param
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
 

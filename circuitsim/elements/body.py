@@ -54,8 +54,10 @@ import numpy as np
 
 from ..errors import ModelError
 from . import quaternion as quat
-from .base import ElementType, Output, Param, Port, RigidBody, State
+from .base import ElementType
+from .declarations import Output, Param, Port, RigidBody, State
 from .frames import Q, R, V, W, cross, skew
+from .protocols import BodyProtocol
 
 ZERO3 = (0.0, 0.0, 0.0)
 ORIENTATIONS = ("q", "rot", "euler")
@@ -89,14 +91,13 @@ def _pattern() -> np.ndarray:
     return P
 
 
-class Body(ElementType):
+class Body(BodyProtocol, ElementType):
     keyword = "body"
     description = "free rigid body (6 nodes: velocity and angular velocity; quaternion pose)"
     ports = tuple(Port(n, ("translational",), group=n, description=f"{n} of the centre of mass")
                   for n in ("vx", "vy", "vz")) + tuple(
             Port(n, ("rotational",), group=n, description=f"angular velocity {n}")
             for n in ("wx", "wy", "wz"))
-    is_body = True
     uses_gravity = True
     drawn_as = "body"
     params = (

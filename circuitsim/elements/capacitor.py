@@ -18,7 +18,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port, branch_block, branch_rows, domain_param
+from .base import ElementType, branch_block, branch_rows
+from .declarations import Output, Param, Port, domain_param
 from .resistor import _FLOW
 
 _C_UNITS = {"electrical": "F", "translational": "kg", "rotational": "kg*m^2",

@@ -21,7 +21,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Param, Port
+from .base import ElementType
+from .declarations import Param, Port
 from .frames import NV, Q, V, W, arm, cross, local_offset, skew
 
 

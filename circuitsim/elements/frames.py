@@ -8,7 +8,7 @@ r + A(q)·x_l and moves with V + ω × (A(q)·x_l).
 import numpy as np
 
 from . import quaternion
-from .base import Param
+from .declarations import Param
 
 NV = 13                      # local variables of a frame port
 V, W, R, Q = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 13)

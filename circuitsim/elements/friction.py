@@ -26,7 +26,8 @@ Example
 """
 import numpy as np
 
-from .base import MECHANICAL, ElementType, Output, Param, Port, branch_block, branch_rows
+from .base import ElementType, branch_block, branch_rows
+from .declarations import MECHANICAL, Output, Param, Port
 from .spring import B_UNITS, F_UNITS, V_UNITS
 
 

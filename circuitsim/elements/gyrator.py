@@ -21,7 +21,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Param, Port, RatioUnit
+from .base import ElementType
+from .declarations import Param, Port, RatioUnit
 
 
 class Gyrator(ElementType):

@@ -20,7 +20,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port, State, domain_param
+from .base import ElementType
+from .declarations import Output, Param, Port, State, domain_param
 from .resistor import _FLOW
 
 _L_UNITS = {"electrical": "H", "translational": "m/N", "rotational": "rad/N/m",

@@ -13,7 +13,7 @@ Outputs
 Example
     ``inertia J1 w J=1e-4 w0=300rpm``
 """
-from .base import Output, Param, Port
+from .declarations import Output, Param, Port
 from .mass import Mass
 
 

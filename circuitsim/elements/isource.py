@@ -18,7 +18,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port, domain_param
+from .base import ElementType
+from .declarations import Output, Param, Port, domain_param
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
 
@@ -30,7 +31,7 @@ class FlowSource(ElementType):
     params = (Param("I", _FLOW, description="flow from a to b", kind="time"),
               domain_param())
     outputs = (Output("v", _P_UNITS, "potential difference p_a − p_b"),)
-    is_flow_source = True
+    imposes = "flow"
     supplies_power = True
     positional_param = "I"
     pattern = np.zeros((2, 2), dtype=bool)

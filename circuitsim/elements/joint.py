@@ -40,9 +40,11 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import ModelError
-from .base import NO_LABEL, SPEED, SPIN, AxisJoint, ElementType, Output, Param, Port, State
+from .base import ElementType, initialisation_params
 from .constraints import NV2, AxialRotation, Frames, PointOnPlane, Rotation, relative_angle
+from .declarations import AxisJoint, Output, Param, Port, State
 from .frames import cross, global_point, local_offset, reduced
+from .protocols import NO_LABEL, SPEED, SPIN, JointProtocol
 
 MODELS = ("velocity", "position", "elastic")
 AT_FRAMES = ("global", "frame1", "frame2")
@@ -104,10 +106,9 @@ def _triad(axis: bytes) -> tuple:      # the bytes tell -0.0 from 0.0, as the ar
     return out
 
 
-class Joint(ElementType):
+class Joint(JointProtocol, ElementType):
     """Base of the joints (not an element itself: no keyword)."""
 
-    is_joint = True
     has_init_form = True         # constraints at acceleration level while initialising
     drawn_as = "joint"
     n_points: int = 0            # point-on-plane primitives
@@ -191,7 +192,7 @@ class Joint(ElementType):
         cls._C0 = cls._T0 + nf                # coordinates
         cls._m, cls._nf = m, nf
 
-    # --- the joint protocol (base.ElementType) -------------------------------------------
+    # --- the joint protocol (protocols.JointProtocol) -------------------------------------
     @classmethod
     def constraint_names(cls):
         return tuple(s.name for s in cls.states[:cls._m])
@@ -227,6 +228,10 @@ class Joint(ElementType):
     @classmethod
     def is_compliant(cls, p):
         return p.model == "elastic"
+
+    @classmethod
+    def positions_drift(cls, p):
+        return p.model == "velocity"
 
     @classmethod
     def active_rows(cls, p):
@@ -548,7 +553,7 @@ class Joint(ElementType):
         run = copy.copy(p)
         run.active = np.full_like(p.active, 0.5)
         forms = [run]
-        init = cls.initialisation_params(run)
+        init = initialisation_params(cls, run)
         for differential in (False, True):
             form = copy.copy(init)
             form.flange_differential = np.full((N, nf), differential)

@@ -16,7 +16,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port
+from .base import ElementType
+from .declarations import Output, Param, Port
 
 
 class Mass(ElementType):

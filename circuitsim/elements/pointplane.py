@@ -25,7 +25,7 @@ Outputs
 Example
     ``pointplane PP1 0 B1 at=(0,0,0) normal=(0,0,1)``
 """
-from .base import Param
+from .declarations import Param
 from .joint import Joint
 
 

@@ -17,7 +17,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port, branch_block, branch_rows, domain_param
+from .base import ElementType, branch_block, branch_rows
+from .declarations import Output, Param, Port, domain_param
 
 _R_UNITS = {"electrical": "Ohm", "translational": "s/kg", "rotational": "rad/N/m/s",
             "hydraulic": "Pa*s/m^3"}

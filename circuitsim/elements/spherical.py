@@ -70,7 +70,7 @@ import numpy as np
 
 from ..errors import ModelError
 from . import quaternion
-from .base import Output, Param
+from .declarations import Output, Param
 from .constraints import NV2, Q1, Q2
 from .frames import arm, cross, reduced, skew
 from .joint import W1, W2, Joint

@@ -21,7 +21,8 @@ Example
 """
 import numpy as np
 
-from .base import MECHANICAL, ElementType, Output, Param, Port, State
+from .base import ElementType
+from .declarations import MECHANICAL, Output, Param, Port, State
 
 K_UNITS = {"translational": "N/m", "rotational": "N*m/rad"}
 X_UNITS = {"translational": "m", "rotational": "rad"}

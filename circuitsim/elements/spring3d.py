@@ -41,7 +41,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import quaternion
-from .base import ElementType, Output, Param, Port
+from .base import ElementType
+from .declarations import Output, Param, Port
 from .frames import NV, Q, R, V, W, arm, local_offset, point_params, skew
 
 EPS = 1e-9                 # m: smooth floor of the length (equation (1))

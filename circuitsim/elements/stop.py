@@ -33,7 +33,8 @@ Example
 import numpy as np
 
 from ..errors import ModelError
-from .base import MECHANICAL, ElementType, Output, Param, Port, State
+from .base import ElementType
+from .declarations import MECHANICAL, Output, Param, Port, State
 from .spring import B_UNITS, F_UNITS, K_UNITS, X_UNITS
 
 

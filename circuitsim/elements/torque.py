@@ -18,7 +18,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Param, Port
+from .base import ElementType
+from .declarations import Param, Port
 from .frames import NV, W
 
 

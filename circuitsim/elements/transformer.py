@@ -25,7 +25,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Param, Port, RatioUnit, State
+from .base import ElementType
+from .declarations import Param, Port, RatioUnit, State
 from .resistor import _FLOW
 
 

@@ -29,7 +29,7 @@ Example
 """
 import numpy as np
 
-from .base import Param
+from .declarations import Param
 from .joint import Joint, check_perpendicular, triad
 
 

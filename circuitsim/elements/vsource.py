@@ -22,7 +22,8 @@ Example
 """
 import numpy as np
 
-from .base import ElementType, Output, Param, Port, State, domain_param
+from .base import ElementType
+from .declarations import Output, Param, Port, State, domain_param
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
 
@@ -35,7 +36,7 @@ class PotentialSource(ElementType):
               domain_param())
     states = (State("i", _FLOW, False, "flow from a through the source to b"),)
     outputs = (Output("P", "W", "power delivered by the source, −V·i"),)
-    is_potential_source = True
+    imposes = "potential"
     supplies_power = True
     positional_param = "V"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 0]], dtype=bool)

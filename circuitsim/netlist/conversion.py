@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..elements.base import REQUIRED, ElementInstance, RatioUnit
+from ..elements.declarations import REQUIRED, ElementInstance, RatioUnit
 from ..errors import ModelError, NetlistError
 from ..runtime import expressions
 from ..runtime.names import GROUND

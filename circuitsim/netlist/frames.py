@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..elements.base import FRAME_VARS
+from ..elements.declarations import FRAME_VARS
 from ..elements.frames import with_rotation
 from ..errors import NetlistError, did_you_mean
 from ..runtime.names import GROUND

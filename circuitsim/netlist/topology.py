@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from ..elements.base import DOMAINS
+from ..elements.declarations import DOMAINS
 from ..errors import NetlistError
 from ..runtime.graphs import UnionFind, connected_components, forest_path
 from ..runtime.names import GROUND
@@ -129,14 +129,14 @@ def check_connectivity(pending: list, first_use: dict) -> list:
                 "or a mass)", first_use.get(nodes[0]))
 
     # without the flow sources' edges (no flow source: the graph just checked)
-    no_flow = _connection_graph(pending, skip=lambda el: el.type.is_flow_source) if any(
-        el.type.is_flow_source for el in pending) else ([], [])
+    no_flow = _connection_graph(pending, skip=lambda el: el.type.imposes == "flow") if any(
+        el.type.imposes == "flow" for el in pending) else ([], [])
     for comp in connected_components(*no_flow):
         if GROUND not in comp:
             node = sorted(comp)[0]
-            sources = sorted({el.name for el in pending if el.type.is_flow_source
+            sources = sorted({el.name for el in pending if el.type.imposes == "flow"
                               and node in el.nodes} |
-                             {el.name for el in pending if el.type.is_flow_source
+                             {el.name for el in pending if el.type.imposes == "flow"
                               and set(el.nodes) & comp})
             raise NetlistError(
                 f"node '{node}' is connected to the rest of the circuit only through the "
@@ -167,7 +167,7 @@ def check_potential_loops(pending: list) -> None:
     adjacency: dict = {}        # a forest until the first loop, which is reported
     element: dict = {}
     for el in pending:
-        if not el.type.is_potential_source:
+        if el.type.imposes != "potential":
             continue
         a, b = el.nodes[0], el.nodes[1]
         if a == b:

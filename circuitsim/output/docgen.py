@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..elements import element_types
-from ..elements.base import REQUIRED, RatioUnit
+from ..elements.declarations import REQUIRED, RatioUnit
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOC_PATH = DOCS / "elements.md"

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..assembly.mobility import conditioning
-from ..elements.base import FLOW_UNIT, FRAME_VARS
+from ..elements.declarations import FLOW_UNIT, FRAME_VARS
 
 QUATERNION = slice(FRAME_VARS.index("q0"), FRAME_VARS.index("q3") + 1)
 
@@ -115,7 +115,7 @@ def build(system, t: np.ndarray, Y: np.ndarray, YP: np.ndarray, all_names: list,
     rep.singular = _singular_configurations(system, t, Y)
     weak = {name for _, _, joints in rep.singular for name in joints}
     rep.drifting = [inst.name for g in system.groups
-                    if g.etype.is_joint and g.etype.is_rigid(g.p) and g.p.model == "velocity"
+                    if g.etype.is_joint and g.etype.positions_drift(g.p)
                     for inst in g.instances if inst.name in weak]
     rep.kirchhoff = _kirchhoff(system, t[-1], Y[-1], YP[-1])
     rep.energy = _power_balance(system, t, Y, YP, col, data)

@@ -102,7 +102,7 @@ def tree_of(circuit) -> Tree:
     """The tree of an elaborated circuit; a located ModelError naming the element for
     anything else (a loop, another kind of joint, an elastic joint, a load on a body, a
     body not joined to the ground)."""
-    bodies = {e.name: e for e in circuit.elements if e.type.rigid_body(e) is not None}
+    bodies = {e.name: e for e in circuit.elements if e.type.is_body}
     body_nodes = {node: name for name, e in bodies.items() for node in e.nodes}
     joints = []
     for e in circuit.elements:

@@ -6,8 +6,9 @@ from scipy.integrate import solve_ivp
 
 import circuitsim
 from circuitsim.elements import quaternion as quat
-from circuitsim.elements.base import ElementInstance
+from circuitsim.elements.base import initialisation_params
 from circuitsim.elements.body import Body
+from circuitsim.elements.declarations import ElementInstance
 from circuitsim.elements.frames import skew
 from circuitsim.errors import ModelError
 
@@ -97,7 +98,7 @@ def torque_free(gyro: float):
     w0_body = np.array([0.01, 1.0, 0.0])
     w0 = quat.dcm(q0) @ w0_body                          # global components
     _, p = group(m=1.5, J=np.array([1.0, 2.0, 3.0]), gyro=gyro, v=np.array([0.3, 0, 0]))
-    p = Body.initialisation_params(p)
+    p = initialisation_params(Body, p)
     x0 = np.concatenate([[0.3, 0.0, 0.0], w0, np.zeros(3), q0, w0_body])
 
     def rhs(t, y):    # F = M(x)·x' + F(x, 0) is linear in x': solve it for x'

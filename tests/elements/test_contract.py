@@ -2,8 +2,9 @@
 editing this file): analytic Jacobian blocks vs central finite differences, the declared
 pattern covers every non-zero, flows balance for elements not tied to ground (between
 frames: forces and moments about a common point), each in the element's normal form and
-in its initialisation form; every parameter has an SI unit the units module reads; a
-keyword declared twice is an error of the registry. The docstrings: test_docstrings.py."""
+in its initialisation form; bodies and joints answer their protocols' hooks in the
+declared shapes; every parameter has an SI unit the units module reads; a keyword
+declared twice is an error of the registry. The docstrings: test_docstrings.py."""
 from types import ModuleType
 
 import numpy as np
@@ -11,8 +12,10 @@ import pytest
 
 from circuitsim.assembly.system import prepare_params
 from circuitsim.elements import element_types
-from circuitsim.elements.base import (DOMAINS, FRAME_VARS, ElementInstance, ElementType, Port,
-                                     RatioUnit)
+from circuitsim.elements.base import ElementType, initialisation_params
+from circuitsim.elements.declarations import (DOMAINS, FRAME_VARS, ElementInstance, Port,
+                                             RatioUnit, RigidBody)
+from circuitsim.elements.protocols import NO_LABEL, SPEED, SPIN, BodyProtocol, JointProtocol
 from circuitsim.elements.registry import _modules, collect
 from circuitsim.netlist.units import UnitError, parse_unit
 
@@ -24,12 +27,6 @@ N = 3           # instances per check: the kernels are vectorized
 FD_STEP = 1e-6
 
 
-def _has_initialisation_form(etype) -> bool:
-    """The type declares an initialisation form, or overrides initialisation_params."""
-    return (etype.has_init_form or etype.initialisation_params.__func__
-            is not ElementType.initialisation_params.__func__)
-
-
 def _form_cases(min_frames: int = 0) -> list:
     """(keyword, type, variant, form) of every variant in its normal form and, where the
     type has one, in its initialisation form (used while consistent initial values are
@@ -37,7 +34,7 @@ def _form_cases(min_frames: int = 0) -> list:
     return [pytest.param(k, t, v, form, id=f"{vid}-{form}")
             for form in ("normal", "init")
             for (k, t, v), vid in zip(VARIANTS, VARIANT_IDS)
-            if (form == "normal" or _has_initialisation_form(t))
+            if (form == "normal" or t.has_init_form)
             and sum(port.frame for port in t.ports) >= min_frames]
 
 
@@ -72,15 +69,14 @@ def _case(etype, seed, variant, form):
     p, x, xp, n_extra = _group(etype, seed, variant)
     if form == "normal":
         return p, p, x, xp, n_extra
-    p_init = etype.initialisation_params(p)
-    if p_init is None:
-        pytest.skip("the initialisation form is the normal form")
+    p_init = initialisation_params(etype, p)
     rng = np.random.default_rng(seed + 100)
     determined = rng.random(x.shape) < 0.5
     # some determined variables are prescribed by a source, with a known rate
     rates = np.where(determined & (rng.random(x.shape) < 0.5), rng.normal(size=x.shape),
                      np.nan)
-    etype.bind_determined(p_init, determined, lambda t: rates)
+    if etype.is_joint:
+        etype.bind_determined(p_init, determined, lambda t: rates)
     return p_init, p, x, xp, n_extra
 
 
@@ -353,3 +349,73 @@ def test_invariant_residual_matches_the_residual_on_invariant_rows(keyword, etyp
     full = etype.residual(0.3, x, xp, p)
     np.testing.assert_allclose(etype.invariant_residual(0.3, x, xp, p)[:, rows],
                                full[:, rows], rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("keyword,etype", TYPES)
+def test_roles_come_with_their_hooks(keyword, etype):
+    """``is_body`` / ``is_joint`` exactly for the types that derive from BodyProtocol /
+    JointProtocol; a potential source gives ``imposed_potential``, a type with an
+    ``expansion_param`` gives ``expand`` (base.ElementType's comments)."""
+    assert etype.is_body == issubclass(etype, BodyProtocol), keyword
+    assert etype.is_joint == issubclass(etype, JointProtocol), keyword
+    assert not (etype.is_body and etype.is_joint), keyword
+    assert etype.imposes in ("", "flow", "potential"), keyword
+    if etype.imposes == "potential":
+        assert callable(getattr(etype, "imposed_potential", None)), keyword
+    if etype.expansion_param is not None:
+        assert callable(getattr(etype, "expand", None)), keyword
+
+
+def _length(part: slice, n: int) -> int:
+    return len(range(n)[part])
+
+
+@pytest.mark.parametrize("keyword,etype", [(k, t) for k, t in TYPES if t.is_body])
+def test_body_protocol_shapes(keyword, etype):
+    """BodyProtocol (1)-(7) on a group of random bodies."""
+    inst = _instance(etype, np.random.default_rng(8), "B")
+    names = [port.name for port in etype.ports] + [state.name for state in etype.states]
+    assert tuple(names[:len(FRAME_VARS)]) == FRAME_VARS                      # (1)
+    assert not any(port.frame for port in etype.ports)
+    assert set(etype.initial_state(inst)) == set(names)                      # (2)
+    m, J = etype.mass_properties(inst)                                       # (3)
+    assert m > 0 and np.shape(J) == (3,)
+    body = etype.rigid_body(inst)                                            # (4)
+    assert isinstance(body, RigidBody) and body.inertia.shape == (3, 3)
+    p, x, _, _ = _group(etype, 9)
+    own = x[:, sum(port.nvars for port in etype.ports):]
+    assert etype.project(own).shape == own.shape                             # (5)
+    assert etype.sync_states(x).shape == x.shape                             # (6)
+    if etype.body_rates is not None:                                         # (7)
+        proxy, original = etype.body_rates
+        assert _length(proxy, x.shape[1]) == _length(original, x.shape[1]) > 0
+
+
+JOINT_VARIANTS = [pytest.param(k, t, v, id=vid) for (k, t, v), vid in zip(VARIANTS, VARIANT_IDS)
+                  if t.is_joint]
+
+
+@pytest.mark.parametrize("keyword,etype,variant", JOINT_VARIANTS)
+def test_joint_protocol_shapes(keyword, etype, variant):
+    """JointProtocol (1)-(8) on a group of random joints: m constraint rows, nf flanges."""
+    p, x, _, n_extra = _group(etype, 10, variant)
+    nvars = x.shape[1]
+    m, nf = len(etype.constraint_names()), len(etype.coordinate_names())
+    assert [port.frame for port in etype.ports[:2]] == [True, True]          # (1)
+    assert not any(port.frame for port in etype.ports[2:])
+    rigid, compliant, drifts = etype.is_rigid(p), etype.is_compliant(p), etype.positions_drift(p)
+    assert not (rigid and compliant) and (rigid or not drifts)               # (3)
+    g, dg = etype.position_constraints(x, p)                                 # (4)
+    assert g.shape == (N, m) and dg.shape == (N, m, nvars)
+    assert etype.velocity_rows(x, p).shape == (N, m + nf, nvars)             # (5)
+    assert len(etype.coordinate_periods()) == nf                             # (6)
+    assert _length(etype.flange_vars(), nvars) == _length(etype.coordinate_vars(), nvars) == nf
+    if nf:
+        values, grads = etype.coordinates(x, p)
+        assert values.shape == (N, nf) and grads.shape == (N, nf, nvars)
+    active = etype.active_rows(p)                                            # (7)
+    assert active.shape == (N, m) and active.dtype == bool
+    etype.set_active(p, np.zeros((N, m)))
+    assert not etype.active_rows(p).any()
+    labels = etype.speed_labels(n_extra, p)                                  # (8)
+    assert labels.shape == (nvars,) and set(labels) <= {NO_LABEL, SPEED, SPIN}

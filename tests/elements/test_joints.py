@@ -10,7 +10,8 @@ from scipy.special import ellipk
 import circuitsim
 from circuitsim.assembly.system import prepare_params
 from circuitsim.elements import element_types
-from circuitsim.elements.base import ElementInstance
+from circuitsim.elements.base import initialisation_params
+from circuitsim.elements.declarations import ElementInstance
 from circuitsim.errors import ModelError, NetlistError
 
 from helpers import netlist_text, zero_crossings
@@ -312,7 +313,7 @@ def test_initialisation_form_derivatives(keyword):
     insts = [ElementInstance(etype, f"J{i}", ["a", "b", "c", "d"][:len(etype.ports)],
                              etype.sample_params(np.random.default_rng(7)), None, {},
                              [None] * len(etype.ports)) for i in range(3)]
-    p = etype.initialisation_params(prepare_params(etype, insts))
+    p = initialisation_params(etype, prepare_params(etype, insts))
     p.flange_differential = np.ones((3, etype._nf), dtype=bool)
     x = rng.uniform(-1, 1, (3, etype.nvars()))
     xp = rng.uniform(-1, 1, (3, etype.nvars()))

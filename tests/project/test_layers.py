@@ -155,8 +155,9 @@ def _code_nodes(tree):
 
 @pytest.mark.parametrize("module", sorted(OUTSIDE_ELEMENTS))
 def test_element_types_are_asked_through_the_protocol(module):
-    """Outside elements/: no hasattr (a capability is declared on the element protocol
-    in elements/base.py, with a default), no private attribute of an element type
+    """Outside elements/: no hasattr (a capability is declared on ElementType in
+    elements/base.py or on a protocol in elements/protocols.py, with a default), no
+    private attribute of an element type
     (``etype._F0``), no joint or body recognised by the name of an output (outputs carry
     a kind)."""
     path = OUTSIDE_ELEMENTS[module]
@@ -194,3 +195,99 @@ def test_no_function_is_longer_than_80_lines():
                                     f"({length} lines)")
     assert not too_long, (f"functions longer than {longest} lines:\n  "
                           + "\n  ".join(too_long))
+
+
+JOINT_MODEL_OWNERS = ("p", "p_init", "group")   # names a group's prepared parameters go by
+
+
+def _reads_joint_model(node) -> bool:
+    """``p.model`` / ``g.p.model``, ``params["model"]``, ``params.get("model")``, or the
+    string "model" compared with something."""
+    if isinstance(node, ast.Attribute) and node.attr == "model":
+        owner = node.value
+        return (getattr(owner, "id", None) or getattr(owner, "attr", None)) in JOINT_MODEL_OWNERS
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == "model"
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "get":
+        owner = node.func.value
+        return ((getattr(owner, "id", None) or getattr(owner, "attr", None)) == "params"
+                and bool(node.args) and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value == "model")
+    if isinstance(node, ast.Compare):
+        return any(isinstance(side, ast.Constant) and side.value == "model"
+                   for side in [node.left, *node.comparators])
+    return False
+
+
+def _names_implicit_ports(node) -> bool:
+    return ((isinstance(node, ast.Attribute) and node.attr == "implicit_ports")
+            or (isinstance(node, ast.Name) and node.id == "implicit_ports")
+            or (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and "implicit_ports" in node.value))
+
+
+@pytest.mark.parametrize("module", sorted(OUTSIDE_ELEMENTS))
+def test_bodies_and_joints_are_asked_through_their_protocols(module):
+    """Outside elements/: a body is recognised by ``is_body`` (the name
+    ``implicit_ports``, which stood for it, does not come back), and a joint's ``model``
+    parameter is not read: what depends on it is a question to JointProtocol
+    (``is_rigid``, ``is_compliant``, ``positions_drift``)."""
+    path = OUTSIDE_ELEMENTS[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    bad = []
+    for node in _code_nodes(tree):
+        if _names_implicit_ports(node):
+            bad.append(f"line {node.lineno}: implicit_ports (ask is_body)")
+        if _reads_joint_model(node):
+            bad.append(f"line {node.lineno}: reads a joint's model parameter (ask the joint "
+                       "protocol)")
+    assert not bad, f"{path.relative_to(REPO)}: " + "; ".join(bad)
+
+
+def test_the_protocol_checks_see_what_they_look_for():
+    """The checks themselves, on made-up lines: each read is seen, a location looked up
+    by the parameter's name (for a message) is not."""
+    seen = ['g.p.model == "velocity"', 'p.model', 'inst.params["model"]',
+            'inst.params.get("model")', '"model" == key', 'etype.implicit_ports',
+            'getattr(etype, "implicit_ports")']
+    for line in seen:
+        nodes = list(ast.walk(ast.parse(line)))
+        assert any(_reads_joint_model(n) or _names_implicit_ports(n) for n in nodes), line
+    for line in ['e.param_locs.get("model", e.loc)', 'case.model', 'g.etype.is_body']:
+        nodes = list(ast.walk(ast.parse(line)))
+        assert not any(_reads_joint_model(n) or _names_implicit_ports(n) for n in nodes), line
+
+
+# What every element has stays small enough to read: a hook of one kind of element goes
+# to that kind's protocol (elements/protocols.py), not onto ElementType.
+MAX_ELEMENT_TYPE_MEMBERS = 40
+
+
+def _class_members(path: Path, name: str) -> list:
+    """The names a class body declares: methods and (annotated) class attributes."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    cls = next(node for node in tree.body if isinstance(node, ast.ClassDef)
+               and node.name == name)
+    out = []
+    for node in cls.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append(node.name)
+        elif isinstance(node, ast.AnnAssign):
+            out.append(node.target.id)
+        elif isinstance(node, ast.Assign):
+            out += [target.id for target in node.targets if isinstance(target, ast.Name)]
+    return out
+
+
+def test_element_type_declares_few_members():
+    members = _class_members(PACKAGE / "elements" / "base.py", "ElementType")
+    assert len(members) <= MAX_ELEMENT_TYPE_MEMBERS, (
+        f"ElementType declares {len(members)} members (at most {MAX_ELEMENT_TYPE_MEMBERS}): "
+        f"{', '.join(members)}; move the hooks of one kind of element to its protocol")
+
+
+def test_the_member_count_sees_methods_and_class_attributes():
+    """The count itself, on ElementType's known members."""
+    members = _class_members(PACKAGE / "elements" / "base.py", "ElementType")
+    assert {"keyword", "ports", "is_body", "is_joint", "residual", "jacobian"} <= set(members)
+    assert len(members) == len(set(members))

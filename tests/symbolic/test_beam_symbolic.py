@@ -8,7 +8,7 @@ import pytest
 
 sp = pytest.importorskip("sympy")
 
-from circuitsim.elements.base import ElementInstance  # noqa: E402
+from circuitsim.elements.declarations import ElementInstance  # noqa: E402
 from circuitsim.elements.beam import Beam  # noqa: E402
 from circuitsim.elements.frames import NV  # noqa: E402
 from circuitsim.symbolic.beam_matrices import element_matrices  # noqa: E402
