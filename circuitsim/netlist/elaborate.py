@@ -4,17 +4,17 @@
 :func:`elaborate` is the one way in; it keeps no state between calls. Its steps, each in
 its own module: the overrides split by what they set (overrides.py), the parameters
 evaluated (scopes.py), the subcircuits expanded into pending elements (expansion.py),
-the domains of the nodes resolved and the topology checked (topology.py, frames.py),
+the domains of the nodes resolved and the topology checked (topology.py, mechanism.py),
 every parameter converted to SI in its declared unit (conversion.py), the directives
 applied (directives.py) and the elements linked to the bodies' initial poses
-(frames.py). Errors and warnings about an element inside a subcircuit instance are
+(mechanism.py). Errors and warnings about an element inside a subcircuit instance are
 located at the user's instance line (relocation.py).
 """
 from __future__ import annotations
 
 from ..errors import Loc, NetlistError
 from ..runtime.names import GROUND
-from . import conversion, directives, expansion, frames, overrides, scopes, topology
+from . import conversion, directives, expansion, mechanism, overrides, scopes, topology
 from .circuit import Circuit, Node, Tran
 from .definitions import Definitions
 from .relocation import relocate, relocate_warning
@@ -43,10 +43,10 @@ def _build(definitions: Definitions, assigns: list, instances: dict) -> Circuit:
         raise NetlistError("the netlist has no elements", Loc(definitions.source, 1, 1))
     domains = topology.infer_domains(pending)
     topology.check_potential_loops(pending)
-    frames.check_frames(pending)
+    mechanism.check_frames(pending)
     nodes, first_use = _nodes(pending, domains)
     warnings = topology.check_connectivity(pending, first_use)
-    warnings += frames.unattached_bodies(pending)
+    warnings += mechanism.unattached_bodies(pending)
     elements, value_warnings = conversion.convert(pending, domains)
     warnings += value_warnings
     circuit = Circuit(title="", elements=elements, nodes=nodes, tran=Tran(),
@@ -55,7 +55,7 @@ def _build(definitions: Definitions, assigns: list, instances: dict) -> Circuit:
     directives.apply_directives(top, circuit, scope)
     for a in over.options:
         directives.apply_option(a, circuit, scope)
-    frames.link(circuit)
+    mechanism.link(circuit)
     return circuit
 
 

@@ -9,7 +9,7 @@ import sympy as sp
 
 from ..errors import CircuitsimError
 from ..output.files import replaced_text
-from . import codegen, graphs, lagrange, newton_euler
+from . import codegen, connected_graphs, lagrange, newton_euler
 from .kinematics import Kinematics
 from .opcount import cse_ops, tree_ops
 from .tree import tree_of
@@ -41,14 +41,14 @@ class Equations:
     velocity: sp.Matrix
     gravity: sp.Matrix
     drive: list
-    tally: graphs.Tally
-    tally_rotation: graphs.Tally
+    tally: connected_graphs.Tally
+    tally_rotation: connected_graphs.Tally
     kinematics: Kinematics = field(repr=False)
 
     @classmethod
     def derive(cls, circuit) -> "Equations":
         kin = Kinematics(tree_of(circuit))
-        d = graphs.derive(kin)
+        d = connected_graphs.derive(kin)
         return cls(circuit.source, circuit.title or "", kin.tree.joints,
                    kin.tree.coordinates, kin.q, kin.qd, kin.qdd, d["mass"], d["velocity"],
                    d["gravity"], d["drive"], d["tally"], d["tally_rotation"], kin)
@@ -90,7 +90,7 @@ class Equations:
         sympy.cse ('cse'), for this method ('graphs') and for Lagrange's equations with
         homogeneous matrices and recursive Newton–Euler built on the same kinematics;
         'tally', 'tally_rotation': the operations and differentiations of this method's
-        derivation, (10)–(12) and the rotational terms (graphs.Tally)."""
+        derivation, (10)–(12) and the rotational terms (connected_graphs.Tally)."""
         out = {"graphs": {"tree": tree_ops(self.drive), "cse": cse_ops(self.drive)}}
         for name, build in METHODS.items():
             exprs = build(self.kinematics)
