@@ -2,7 +2,10 @@
 REPO, NETLISTS, load_netlist, zero_crossings, tolerance_units, ...``); this file makes
 that module importable whatever the working directory and import mode, and provides
 the fixtures."""
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,15 @@ if _HERE not in sys.path:               # pytest's default 'prepend' mode does t
     sys.path.insert(0, _HERE)
 
 from helpers import REPO  # noqa: E402
+
+# The parse tables' cache (netlist/parser_tables.py) goes to a directory of this test
+# process, not the user's ~/.cache; the command-line runs the tests start inherit it.
+_CACHE = tempfile.mkdtemp(prefix="circuitsim-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 @pytest.fixture
