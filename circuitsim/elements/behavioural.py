@@ -84,7 +84,7 @@ class Behavioural(ElementType):
         return SimpleNamespace(
             mode=mode, nrefs=len(refs),
             f=expressions.compile_(tree, args),
-            df=[expressions.compile_(expressions.diff(tree, r), args) for r in refs])
+            df=expressions.compile_group([expressions.diff(tree, r) for r in refs], args))
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):
@@ -123,9 +123,8 @@ class Behavioural(ElementType):
         else:
             dfdx[:, 2, 0] = 1.0
             dfdx[:, 2, 1] = -1.0
-        args = cls._args(t, x, p)
-        for j, dfj in enumerate(p.df):
-            dfdx[:, 2, 3 + j] = -np.broadcast_to(dfj(*args), (n,))
+        for j, dfj in enumerate(p.df(*cls._args(t, x, p))):
+            dfdx[:, 2, 3 + j] = -np.broadcast_to(dfj, (n,))
         return dfdx, np.zeros_like(dfdx)
 
     @classmethod

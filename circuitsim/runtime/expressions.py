@@ -465,24 +465,117 @@ _ATOM = 5
 def compile_(tree, arg_names) -> Callable:
     """A numpy function ``f(*arrays)`` of the names in ``arg_names`` (in that order).
 
-    Python source is generated from the tree (only node contents are emitted: float
-    literals, argument slots and numpy function names) and compiled once. A constant
-    expression returns a scalar. Raises NetlistError for a name not in ``arg_names``."""
+    Straight-line Python is generated from the tree (see ``compile_group``) and compiled
+    once. A constant expression returns a scalar. Raises NetlistError for a name not in
+    ``arg_names``."""
+    return _compiled([tree], arg_names, single=True)
+
+
+def compile_group(trees, arg_names) -> Callable:
+    """One numpy function ``f(*arrays) -> tuple`` of the values of all ``trees`` (in
+    order): expressions evaluated together share their common subexpressions and one
+    floating-point error state. Raises NetlistError for a name not in ``arg_names``."""
+    return _compiled(list(trees), arg_names, single=False)
+
+
+# The generated function costs its arithmetic: one statement per distinct operation,
+# constant subexpressions folded at compilation (by the same numpy functions, so to the
+# same bits), + - * / written as operators (IEEE arithmetic: the same bits as np.add ...
+# on numpy scalars and arrays), the other operations the same numpy functions as
+# ``evaluate``. Plain Python numbers among the arguments become numpy scalars first, so
+# that a division by zero gives inf (as in numpy) instead of raising; floating-point
+# warnings are silenced once per call, for the whole group.
+_OPERATORS = {"+": "+", "-": "-", "*": "*", "/": "/"}
+_PLAIN_NUMBERS = (float, int)
+
+
+def _compiled(trees: list, arg_names, single: bool) -> Callable:
     slots = {n: f"_a{i}" for i, n in enumerate(arg_names)}
-    missing = free_names(tree) - set(slots)
-    if missing:
-        name = sorted(missing)[0]
-        raise _unknown(_find_name(tree, name), slots, _first_loc(tree))
-    body = _source(tree, slots)
-    src = (f"def _f({', '.join(slots.values())}):\n"
-           f"    with _np.errstate(all='ignore'):\n"
-           f"        return {body}\n")
-    namespace = {"_np": np, "_inf": math.inf, "_nan": math.nan,
+    for tree in trees:
+        missing = free_names(tree) - set(slots)
+        if missing:
+            name = sorted(missing)[0]
+            raise _unknown(_find_name(tree, name), slots, _first_loc(tree))
+    lines: list = []
+    shared: dict = {}
+    results = [_straight_line(tree, slots, lines, shared)[0] for tree in trees]
+    returned = results[0] if single else "(" + "".join(r + ", " for r in results) + ")"
+    coerce = "".join(f"    if {a}.__class__ in _plain: {a} = _f64({a})\n"
+                     for a in slots.values())
+    body = "".join(f"        {line}\n" for line in lines)
+    src = (f"def _f({', '.join(slots.values())}):\n{coerce}"
+           f"    with _np.errstate(all='ignore'):\n{body}"
+           f"        return {returned}\n")
+    namespace = {"_np": np, "_f64": np.float64, "_plain": _PLAIN_NUMBERS,
+                 "_inf": math.inf, "_nan": math.nan, "_fn_power": np.power,
                  **{f"_fn_{k}": v[2] for k, v in FUNCTIONS.items()}}
     exec(compile(src, "<expression>", "exec"), namespace)
     fn = namespace["_f"]
-    fn.__doc__ = to_text(tree)
+    fn.__doc__ = "; ".join(to_text(tree) for tree in trees)
     return fn
+
+
+def _straight_line(tree, slots, lines: list, shared: dict) -> tuple:
+    """Append to ``lines`` the statements computing ``tree``; -> (the text of its value,
+    its value if it is a constant, else None). ``shared`` maps an operation (its kind and
+    the texts of its operands) to the variable already holding it, and a node already
+    seen (by identity: derivatives reuse subtrees) to its result."""
+    def split(node):
+        if id(node) in shared:
+            return shared[id(node)], ()
+        return None, _kids(node)
+
+    def join(node, known, parts):
+        if known is not None:
+            return known
+        result = _statement(node, parts, slots, lines, shared)
+        shared[id(node)] = result
+        return result
+
+    return _postorder(tree, split, join)
+
+
+def _statement(node, parts, slots, lines, shared) -> tuple:
+    match node:
+        case Num(value=v):
+            return _literal(v), v
+        case Name(name=n):
+            return slots[n], None
+    if parts and all(value is not None for _, value in parts):
+        with np.errstate(all="ignore"):
+            value = _apply(node, [value for _, value in parts])
+        value = float(value)
+        return _literal(value), value
+    args = [text for text, _ in parts]
+    match node:
+        case Unary():
+            key = ("-", args[0])
+            code = f"-{args[0]}"
+        case Binary(op=op) if op in _OPERATORS:
+            key = (op, *args)
+            code = f"{args[0]} {_OPERATORS[op]} {args[1]}"
+        case Binary():
+            key = ("^", *args)
+            code = f"_fn_power({args[0]}, {args[1]})"
+        case Func(name=f):
+            key = (f, *args)
+            code = f"_fn_{f}({', '.join(args)})"
+    if key not in shared:
+        shared[key] = f"_t{len(lines)}"
+        lines.append(f"{shared[key]} = {code}")
+    return shared[key], None
+
+
+def _apply(node, values):
+    """The node's operation on constant operands, as ``evaluate`` computes it."""
+    match node:
+        case Unary():
+            return np.negative(values[0])
+        case Binary(op=op):
+            return _BINARY[op](*values)
+        case Func(name=f):
+            return FUNCTIONS[f][2](*values)
+    raise TypeError(f"not an expression node: {node!r}")
 
 
 def _find_name(tree, name: str) -> Name:
@@ -504,22 +597,6 @@ def _literal(v: float) -> str:
     if math.isinf(v):
         return "_inf" if v > 0 else "(-_inf)"
     return f"({v!r})" if v < 0 else repr(v)
-
-
-def _source(tree, slots) -> str:
-    match tree:
-        case Num(value=v):
-            return _literal(v)
-        case Name(name=n):
-            return slots[n]
-        case Unary(arg=a):
-            return f"_np.negative({_source(a, slots)})"
-        case Binary(op=op, left=l, right=r):
-            fn = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "^": "power"}[op]
-            return f"_np.{fn}({_source(l, slots)}, {_source(r, slots)})"
-        case Func(name=f, args=args):
-            return f"_fn_{f}({', '.join(_source(a, slots) for a in args)})"
-    raise TypeError(f"not an expression node: {tree!r}")
 
 
 # --- canonical text ---------------------------------------------------------------------

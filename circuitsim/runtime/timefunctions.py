@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .expressions import compile_, to_text
+from .expressions import compile_, compile_group, to_text
 
 
 # Breakpoints of a periodic pulse are listed up to the horizon; a cap keeps a very
@@ -259,12 +259,9 @@ class TimeFunctionArray:
             if cls is Pwl:
                 for i, f in zip(idx, members):
                     self._groups.append((np.array([i]), _pwl_eval(f)))
-            elif cls is ExprFunction:
-                shared: dict = {}
-                for i, f in zip(idx, members):
-                    shared.setdefault(f.key, (f.fn, []))[1].append(i)
-                for fn, where in shared.values():
-                    self._groups.append((np.array(where), fn))
+            elif cls is ExprFunction:     # one function: equal subexpressions computed once
+                self._groups.append((np.array(idx),
+                                     compile_group([f.tree for f in members], ["time"])))
             else:
                 params = tuple(np.array(col) for col in zip(*(f.params for f in members)))
                 self._groups.append((np.array(idx),
