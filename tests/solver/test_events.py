@@ -86,7 +86,9 @@ def test_shuttle_between_two_stops():
     assert abs(t[0] - exact[0]) < 1e-9 and abs(t[1] - exact[1]) < 1e-9
     assert np.all(np.abs(np.diff(t)[::2] - half) < 1e-9)
     assert np.max(np.abs(t - exact)) < 1e-8
-    assert res["v"][-1] == pytest.approx(-1.0, abs=1e-8)
+    # the final speed carries the three contacts' error: 8.4e-9 to 1.4e-8 at rtol 1e-10 as
+    # the step sequence varies (4.3e-8 at 1e-9, 2.8e-9 to 4.3e-9 at 3e-11)
+    assert res["v"][-1] == pytest.approx(-1.0, abs=3e-8)
 
 
 def test_damped_release_where_the_force_would_pull():
