@@ -56,3 +56,8 @@ def tolerance_units(err, ref, rtol, atol) -> float:
 def relative_error(sim, exact) -> float:
     """max |sim − exact| / max |exact|: an error relative to the signal's amplitude."""
     return float(np.max(np.abs(sim - exact)) / np.max(np.abs(exact)))
+
+
+def relerr(got, want) -> float:
+    """The largest relative error of ``got`` against ``want`` (elementwise, want != 0)."""
+    return float(np.max(np.abs(np.asarray(got) / np.asarray(want) - 1.0)))

@@ -4,12 +4,9 @@ import numpy as np
 import pytest
 
 import circuitsim
+from helpers import relerr
 
 TIGHT = dict(rtol=1e-9, atol=1e-12)
-
-
-def relerr(got, want):
-    return np.max(np.abs(np.asarray(got) / np.asarray(want) - 1.0))
 
 
 def test_gear_speed_and_torque_ratio_and_power_balance():

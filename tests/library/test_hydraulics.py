@@ -5,6 +5,7 @@ import pytest
 from scipy.optimize import brentq
 
 import circuitsim
+from helpers import relerr
 
 TIGHT = dict(rtol=1e-9, atol=1e-12)
 
@@ -20,10 +21,6 @@ def opening(u, leak=LEAK):
 def valve_flow(dp, u, leak=LEAK, area=A):
     """Q = ue*Cd*A*sqrt(2/rho)*dp/(dp^2 + ptr^2)^(1/4)."""
     return opening(u, leak) * CD * area * np.sqrt(2 / RHO) * dp / (dp ** 2 + PTR ** 2) ** 0.25
-
-
-def relerr(got, want):
-    return np.max(np.abs(np.asarray(got) / np.asarray(want) - 1.0))
 
 
 def test_cylinder_static_force_balance():
