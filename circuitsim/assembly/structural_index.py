@@ -28,6 +28,8 @@ from collections import deque
 import numpy as np
 import scipy.sparse as sp
 
+from ..solver.matching import maximum_matching
+
 PERTURBATION = 1e-3      # relative change of the perturbed point (exposes accidental zeros)
 SEED = 12345             # the perturbation is reproducible
 EVALUATION_ERRORS = (ArithmeticError, ValueError)
@@ -59,8 +61,7 @@ def multipliers(problem, t0: float, y0: np.ndarray) -> np.ndarray:
         return np.zeros(n, dtype=bool)
     B = sp.csr_matrix(dfdy[rows][:, cols])
     B.data[:] = 1.0
-    from scipy.sparse.csgraph import maximum_bipartite_matching   # on use: ~60 ms of import
-    match = maximum_bipartite_matching(B, perm_type="row")     # column -> row, or -1
+    match = maximum_matching(B, perm_type="row")     # column -> row, or -1
     row_of_col = match
     col_of_row = np.full(len(rows), -1)
     col_of_row[match[match >= 0]] = np.flatnonzero(match >= 0)

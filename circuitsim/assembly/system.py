@@ -19,6 +19,7 @@ from ..elements.protocols import NO_LABEL, SPEED, SPIN
 from ..errors import ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
+from ..solver.matching import maximum_matching
 from ..solver.problem import DAEProblem
 from .structural_index import multipliers
 from .numbering import Numbering
@@ -422,7 +423,6 @@ class System(DAEProblem):
     # --- checks and initial values ------------------------------------------------------
     def check_structure(self) -> None:
         """No perfect matching between equations and unknowns = structurally singular."""
-        from scipy.sparse.csgraph import maximum_bipartite_matching  # on use: ~60 ms of import
         n = self.n
         entries = []
         for g in self.groups:
@@ -433,7 +433,7 @@ class System(DAEProblem):
         cols = np.concatenate([e[1] for e in entries])
         keep = (rows < n) & (cols < n)
         graph = sp.csr_matrix((np.ones(keep.sum()), (rows[keep], cols[keep])), shape=(n, n))
-        match = maximum_bipartite_matching(graph, perm_type="column")
+        match = maximum_matching(graph, perm_type="column")
         unmatched_rows = np.flatnonzero(match < 0)
         if len(unmatched_rows):
             matched_cols = set(match[match >= 0].tolist())

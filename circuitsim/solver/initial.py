@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InconsistentInitialConditions
+from .matching import structural_rank
 from .newton import BadValues, factorise, jacobian, residual, wrms
 from .problem import unknown_names
 
@@ -148,7 +149,6 @@ def _structurally_singular(M: sp.csc_matrix) -> bool:
     """No perfect matching between rows and non-zero columns: singular for any values."""
     M = M.copy()
     M.eliminate_zeros()
-    from scipy.sparse.csgraph import structural_rank   # on use: ~60 ms of import
     return structural_rank(M) < M.shape[0]
 
 

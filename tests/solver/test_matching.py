@@ -1,0 +1,69 @@
+"""The structural checks' matching against scipy.sparse.csgraph's, on random patterns
+either side of the size where the Python matching hands over."""
+import subprocess
+import sys
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from circuitsim.solver import matching
+from circuitsim.solver.matching import maximum_matching, structural_rank
+
+
+def _pattern(seed, rows, cols, density):
+    rng = np.random.default_rng(seed)
+    A = sp.random(rows, cols, density=density, random_state=rng, format="csr")
+    A.data[:] = 1.0
+    return A
+
+
+def _check_valid(A, by_row, by_col):
+    """A matching: every pair is a non-zero, each row and column used at most once, and
+    the two views agree."""
+    for row, col in enumerate(by_row):
+        if col >= 0:
+            assert A[row, col] != 0 and by_col[col] == row
+    assert np.count_nonzero(by_row >= 0) == np.count_nonzero(by_col >= 0)
+    assert len(set(by_row[by_row >= 0].tolist())) == np.count_nonzero(by_row >= 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(1, 60),
+       st.floats(0.01, 0.4))
+def test_maximum_size_as_csgraph(seed, rows, cols, density):
+    A = _pattern(seed, rows, cols, density)
+    by_row, by_col = maximum_matching(A, "column"), maximum_matching(A, "row")
+    reference = maximum_bipartite_matching(A, perm_type="column")
+    assert np.count_nonzero(by_row >= 0) == np.count_nonzero(reference >= 0)
+    _check_valid(A, by_row, by_col)
+
+
+def test_larger_than_the_python_limit_uses_csgraph_with_the_same_size(monkeypatch):
+    A = _pattern(7, 80, 80, 0.03)
+    python_rank = structural_rank(A)
+    monkeypatch.setattr(matching, "PYTHON_MATCHING_MAX", 10)
+    assert structural_rank(A) == python_rank == np.count_nonzero(
+        maximum_bipartite_matching(A, perm_type="column") >= 0)
+
+
+def test_a_long_augmenting_path_needs_no_recursion():
+    """A staircase whose greedy pass leaves one row that only a path through every
+    other row can match: depth n, far beyond Python's recursion limit if recursive."""
+    n = matching.PYTHON_MATCHING_MAX
+    rows = np.r_[np.arange(n), np.arange(1, n)]
+    cols = np.r_[np.arange(n), np.arange(n - 1)]      # row i: columns i and i - 1
+    A = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    A = A[::-1]                                       # greedy takes the wrong columns
+    assert structural_rank(A) == n
+
+
+def test_a_small_structure_check_does_not_load_csgraph():
+    code = ("import sys, circuitsim\n"
+            "net = circuitsim.parse('R R1 a 0 R=1\\nC C1 a 0 C=1 ic=1\\n.tran 1\\n')\n"
+            "net.prepare()\n"
+            "print('scipy.sparse.csgraph' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
