@@ -19,10 +19,10 @@ from .expressions import compile_, compile_group, to_text
 # short period over a long run from producing millions of points.
 MAX_BREAKPOINTS = 100_000
 
-# A pwl of at most this many points (a written profile: a ramp and hold) stops the
-# solver at every point by default; a longer one (a sampled waveform) only at its jumps:
-# each stop restarts the solver at order 1, some 20 steps, which a corner every few
-# steps would multiply.
+# A linear pwl of at most this many points (a written profile: a ramp and hold) stops
+# the solver at every point by default; a longer one (a sampled waveform) only at its
+# jumps: each stop restarts the solver at order 1, some 20 steps, which a corner every
+# few steps would multiply. (A spline pwl has no corners: jumps only.)
 CORNER_STOPS_MAX_POINTS = 10
 
 # Pulse edges shorter than this are instantaneous (no overflow in time/edge for any
@@ -179,28 +179,43 @@ class Pwl(TimeFunction):
     """pwl(t1, v1, t2, v2, ...): linear between the points, constant outside. Two points
     at one time make a jump: the later value holds from that time on.
 
+    ``interp`` says how the points are joined: "linear" (straight lines: a corner at
+    every point) or "spline" (the not-a-knot cubic spline through the points between
+    jumps: continuous slope and curvature, so the solver's step is not cut at every
+    point; it may overshoot between points).
     ``breakpoints`` says which times the solver stops and restarts at: "corners" (every
     point) or "jumps" (the times written twice); across the other corners the step is
-    left to the error test. None: corners for at most CORNER_STOPS_MAX_POINTS points,
-    jumps above."""
+    left to the error test. None: corners for a linear pwl of at most
+    CORNER_STOPS_MAX_POINTS points, jumps otherwise."""
     kind = "pwl"
     BREAKPOINTS = ("corners", "jumps")
+    INTERPOLATIONS = ("linear", "spline")
 
-    def __init__(self, times, values, breakpoints: str | None = None):
+    def __init__(self, times, values, breakpoints: str | None = None,
+                 interp: str | None = None):
         self.times = np.array(times, dtype=float)       # owned copies, float64 for np.interp
         self.values = np.array(values, dtype=float)
         self.params = tuple(np.concatenate([self.times, self.values]).tolist())
-        self.default_breakpoints = ("corners" if len(self.times) <= CORNER_STOPS_MAX_POINTS
+        for name, choice, choices in (("breakpoints", breakpoints, self.BREAKPOINTS),
+                                      ("interp", interp, self.INTERPOLATIONS)):
+            if choice is not None and choice not in choices:
+                raise ValueError(f"pwl {name} must be one of {choices}, got {choice!r}")
+        self.interp = interp or "linear"
+        self.default_breakpoints = ("corners" if self.interp == "linear"
+                                    and len(self.times) <= CORNER_STOPS_MAX_POINTS
                                     else "jumps")
-        if breakpoints is not None and breakpoints not in self.BREAKPOINTS:
-            raise ValueError(f"pwl breakpoints must be one of {self.BREAKPOINTS}, "
-                             f"got {breakpoints!r}")
         self.breakpoint_rule = breakpoints or self.default_breakpoints
+        self.evaluate = (self._linear if self.interp == "linear"
+                         else _hermite(self.times, self.values, _spline_slopes(self.times,
+                                                                              self.values)))
 
-    def __call__(self, t):
+    def _linear(self, t):
         # a binary search and one interpolation; np.interp keeps the later of two values
         # at one time (it looks for the last point at or before t): a jump's right limit
-        value = np.interp(t, self.times, self.values)
+        return np.interp(t, self.times, self.values)
+
+    def __call__(self, t):
+        value = self.evaluate(t)
         return float(value) if np.ndim(value) == 0 else value
 
     def jump_times(self) -> np.ndarray:
@@ -214,8 +229,38 @@ class Pwl(TimeFunction):
     def __repr__(self) -> str:
         rule = ("" if self.breakpoint_rule == self.default_breakpoints
                 else f", breakpoints={self.breakpoint_rule}")
+        interp = "" if self.interp == "linear" else f", interp={self.interp}"
         return ("pwl(" + ", ".join(f"{a:g}, {b:g}" for a, b in zip(self.times, self.values))
-                + rule + ")")
+                + rule + interp + ")")
+
+
+def _spline_slopes(times: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The slope at each point of the not-a-knot cubic spline through each run of points
+    between jumps (a run of two points: the straight line)."""
+    from scipy.interpolate import CubicSpline      # only a spline pwl needs scipy here
+    slopes = np.zeros_like(values)
+    starts = np.concatenate([[0], np.flatnonzero(times[1:] == times[:-1]) + 1, [len(times)]])
+    for a, b in zip(starts[:-1], starts[1:]):
+        if b - a >= 2:
+            slopes[a:b] = CubicSpline(times[a:b], values[a:b])(times[a:b], 1)
+    return slopes
+
+
+def _hermite(times: np.ndarray, values: np.ndarray, slopes: np.ndarray):
+    """t -> the cubic Hermite interpolant of (times, values, slopes), constant outside;
+    at a jump (two points at one time) the later value, as np.interp."""
+    last = len(times) - 2
+
+    def evaluate(t):
+        tc = np.clip(t, times[0], times[-1])
+        i = np.minimum(np.searchsorted(times, tc, side="right") - 1, last)
+        span = times[i + 1] - times[i]
+        s = np.divide(tc - times[i], span, out=np.ones_like(span * 1.0), where=span > 0)
+        # h00 v0 + h10 span m0 + h01 v1 + h11 span m1 in s = (t - t_i)/span
+        s2, s3 = s * s, s * s * s
+        return ((2 * s3 - 3 * s2 + 1) * values[i] + (s3 - 2 * s2 + s) * span * slopes[i]
+                + (3 * s2 - 2 * s3) * values[i + 1] + (s3 - s2) * span * slopes[i + 1])
+    return evaluate
 
 
 class ExprFunction(TimeFunction):
@@ -291,6 +336,8 @@ def _kernel_eval(kernel, params):
 
 
 def _pwl_eval(f: Pwl):
+    if f.interp != "linear":
+        return f.evaluate
     times, values = f.times, f.values
     return lambda t: np.interp(t, times, values)
 
