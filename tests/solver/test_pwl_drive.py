@@ -123,7 +123,8 @@ def test_spline_pwl_takes_the_steps_of_the_sine():
     res = circuitsim.parse(motor(text, 0.3, "1m")).simulate()
     assert res.stats["nrestart"] == 0
     assert res.stats["nsteps"] < 1.5 * smooth.stats["nsteps"]    # 226 vs 243
-    assert max(errors(res, times, values)) < 2 * max(errors(smooth, times, values))  # 2.2e-6, 2.2e-6
+    # 2.2e-6 for both
+    assert max(errors(res, times, values)) < 2 * max(errors(smooth, times, values))
 
 
 def test_pwl_errors_shrink_with_rtol():
