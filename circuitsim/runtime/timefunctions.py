@@ -205,9 +205,8 @@ class Pwl(TimeFunction):
                                     and len(self.times) <= CORNER_STOPS_MAX_POINTS
                                     else "jumps")
         self.breakpoint_rule = breakpoints or self.default_breakpoints
-        self.evaluate = (self._linear if self.interp == "linear"
-                         else _hermite(self.times, self.values, _spline_slopes(self.times,
-                                                                              self.values)))
+        self.evaluate = (self._linear if self.interp == "linear" or len(self.times) < 2
+                         else _spline(self.times, self.values))      # one point: a constant
 
     def _linear(self, t):
         # a binary search and one interpolation; np.interp keeps the later of two values
@@ -234,32 +233,26 @@ class Pwl(TimeFunction):
                 + rule + interp + ")")
 
 
-def _spline_slopes(times: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The slope at each point of the not-a-knot cubic spline through each run of points
-    between jumps (a run of two points: the straight line)."""
+def _spline(times: np.ndarray, values: np.ndarray):
+    """t -> the not-a-knot cubic spline through each run of points between jumps (a run
+    of two points: the straight line), constant outside; at a jump (two points at one
+    time) the later value, as np.interp."""
     from scipy.interpolate import CubicSpline      # only a spline pwl needs scipy here
-    slopes = np.zeros_like(values)
+    # per interval i: v(t) = c0 + u (c1 + u (c2 + u c3)), u = t - t_i; a jump's interval
+    # (of zero length, reached only past the last point) holds its later value
+    coef = np.zeros((4, len(times) - 1))
+    coef[0] = values[1:]
     starts = np.concatenate([[0], np.flatnonzero(times[1:] == times[:-1]) + 1, [len(times)]])
     for a, b in zip(starts[:-1], starts[1:]):
         if b - a >= 2:
-            slopes[a:b] = CubicSpline(times[a:b], values[a:b])(times[a:b], 1)
-    return slopes
-
-
-def _hermite(times: np.ndarray, values: np.ndarray, slopes: np.ndarray):
-    """t -> the cubic Hermite interpolant of (times, values, slopes), constant outside;
-    at a jump (two points at one time) the later value, as np.interp."""
-    last = len(times) - 2
+            coef[:, a:b - 1] = CubicSpline(times[a:b], values[a:b]).c[::-1]
+    c0, c1, c2, c3 = coef
+    first, last_time, last = times[0], times[-1], len(times) - 2
 
     def evaluate(t):
-        tc = np.clip(t, times[0], times[-1])
-        i = np.minimum(np.searchsorted(times, tc, side="right") - 1, last)
-        span = times[i + 1] - times[i]
-        s = np.divide(tc - times[i], span, out=np.ones_like(span * 1.0), where=span > 0)
-        # h00 v0 + h10 span m0 + h01 v1 + h11 span m1 in s = (t - t_i)/span
-        s2, s3 = s * s, s * s * s
-        return ((2 * s3 - 3 * s2 + 1) * values[i] + (s3 - 2 * s2 + s) * span * slopes[i]
-                + (3 * s2 - 2 * s3) * values[i + 1] + (s3 - s2) * span * slopes[i + 1])
+        i = np.minimum(np.maximum(np.searchsorted(times, t, side="right") - 1, 0), last)
+        u = np.minimum(np.maximum(t, first), last_time) - times[i]     # clip(), but faster
+        return c0[i] + u * (c1[i] + u * (c2[i] + u * c3[i]))
     return evaluate
 
 
