@@ -6,7 +6,7 @@ breakpoints at every corner (breakpoints=corners: the rule before a long pwl sto
 at its jumps) and with the default for a long pwl (breakpoints=jumps), and (c) as (b) at
 rtol 1e-10, atol 1e-14 with every corner hit: the reference. Prints steps, restarts,
 rejected steps and wall time, and the largest error of the shaft speed and the armature
-current against (c), relative to their largest value, at the default tolerances. Then
+current against (c), relative to their largest value, at the default tolerances; and (b) joined by a cubic spline (interp=spline). Then
 pwl of more points over the same run (parse and run timed apart: the netlist parser
 reads every number), and the cost of evaluating a pwl at one time against its length.
 
@@ -67,7 +67,8 @@ def accuracy_table() -> None:
     for label, drive in (("(a) sin", SINE),
                          ("(b) 500-point pwl, breakpoints=corners",
                           ripple_pwl(500, "breakpoints=corners")),
-                         ("(b) 500-point pwl, default (jumps)", ripple_pwl(500))):
+                         ("(b) 500-point pwl, default (jumps)", ripple_pwl(500)),
+                         ("(b) 500-point pwl, interp=spline", ripple_pwl(500, "interp=spline"))):
         res, parse, wall = run(drive)
         s = res.stats
         print(f"| {label} | {s['nsteps']} | {s['nrestart']} | {s['nfail_err']} | "

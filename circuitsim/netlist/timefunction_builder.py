@@ -3,7 +3,7 @@
 A source or drive parameter may be a call such as ``step(0, 0, 12)`` or ``pwl(...)``,
 a brace expression of ``time``, or a constant; :func:`make_time_function` checks the
 call against its signature, converts the arguments to SI and builds the function.
-A keyword argument (``pwl(..., breakpoints=jumps)``) is a choice written after the
+A keyword argument (``pwl(..., breakpoints=jumps)``, ``pwl(..., interp=spline)``) is a choice written after the
 positional ones.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ SIGNATURES = {
     "pwl": (("t1", "v1", "t2", "v2", "..."), 0),
 }
 # name -> {keyword: its choices}
-KEYWORDS = {"pwl": {"breakpoints": Pwl.BREAKPOINTS}}
+KEYWORDS = {"pwl": {"breakpoints": Pwl.BREAKPOINTS, "interp": Pwl.INTERPOLATIONS}}
 _TIME_ARGS = {"t0", "t1", "t2", "delay", "rise", "fall", "width", "period"}
 
 
@@ -129,7 +129,7 @@ def _pwl(args, keywords, convert_value, convert_time, loc) -> Pwl:
     times = np.array([convert_time(a) for a in args[0::2]])
     values = [convert_value(a) for a in args[1::2]]
     _check_pwl_times(times, args)
-    return Pwl(times, values, keywords.get("breakpoints"))
+    return Pwl(times, values, keywords.get("breakpoints"), keywords.get("interp"))
 
 
 def _check_pwl_times(times: np.ndarray, args: list) -> None:

@@ -19,10 +19,10 @@ from .expressions import compile_, compile_group, to_text
 # short period over a long run from producing millions of points.
 MAX_BREAKPOINTS = 100_000
 
-# A pwl of at most this many points (a written profile: a ramp and hold) stops the
-# solver at every point by default; a longer one (a sampled waveform) only at its jumps:
-# each stop restarts the solver at order 1, some 20 steps, which a corner every few
-# steps would multiply.
+# A linear pwl of at most this many points (a written profile: a ramp and hold) stops
+# the solver at every point by default; a longer one (a sampled waveform) only at its
+# jumps: each stop restarts the solver at order 1, some 20 steps, which a corner every
+# few steps would multiply. (A spline pwl has no corners: jumps only.)
 CORNER_STOPS_MAX_POINTS = 10
 
 # Pulse edges shorter than this are instantaneous (no overflow in time/edge for any
@@ -179,28 +179,42 @@ class Pwl(TimeFunction):
     """pwl(t1, v1, t2, v2, ...): linear between the points, constant outside. Two points
     at one time make a jump: the later value holds from that time on.
 
+    ``interp`` says how the points are joined: "linear" (straight lines: a corner at
+    every point) or "spline" (the not-a-knot cubic spline through the points between
+    jumps: continuous slope and curvature, so the solver's step is not cut at every
+    point; it may overshoot between points).
     ``breakpoints`` says which times the solver stops and restarts at: "corners" (every
     point) or "jumps" (the times written twice); across the other corners the step is
-    left to the error test. None: corners for at most CORNER_STOPS_MAX_POINTS points,
-    jumps above."""
+    left to the error test. None: corners for a linear pwl of at most
+    CORNER_STOPS_MAX_POINTS points, jumps otherwise."""
     kind = "pwl"
     BREAKPOINTS = ("corners", "jumps")
+    INTERPOLATIONS = ("linear", "spline")
 
-    def __init__(self, times, values, breakpoints: str | None = None):
+    def __init__(self, times, values, breakpoints: str | None = None,
+                 interp: str | None = None):
         self.times = np.array(times, dtype=float)       # owned copies, float64 for np.interp
         self.values = np.array(values, dtype=float)
         self.params = tuple(np.concatenate([self.times, self.values]).tolist())
-        self.default_breakpoints = ("corners" if len(self.times) <= CORNER_STOPS_MAX_POINTS
+        for name, choice, choices in (("breakpoints", breakpoints, self.BREAKPOINTS),
+                                      ("interp", interp, self.INTERPOLATIONS)):
+            if choice is not None and choice not in choices:
+                raise ValueError(f"pwl {name} must be one of {choices}, got {choice!r}")
+        self.interp = interp or "linear"
+        self.default_breakpoints = ("corners" if self.interp == "linear"
+                                    and len(self.times) <= CORNER_STOPS_MAX_POINTS
                                     else "jumps")
-        if breakpoints is not None and breakpoints not in self.BREAKPOINTS:
-            raise ValueError(f"pwl breakpoints must be one of {self.BREAKPOINTS}, "
-                             f"got {breakpoints!r}")
         self.breakpoint_rule = breakpoints or self.default_breakpoints
+        self.evaluate = (self._linear if self.interp == "linear" or len(self.times) < 2
+                         else _spline(self.times, self.values))      # one point: a constant
 
-    def __call__(self, t):
+    def _linear(self, t):
         # a binary search and one interpolation; np.interp keeps the later of two values
         # at one time (it looks for the last point at or before t): a jump's right limit
-        value = np.interp(t, self.times, self.values)
+        return np.interp(t, self.times, self.values)
+
+    def __call__(self, t):
+        value = self.evaluate(t)
         return float(value) if np.ndim(value) == 0 else value
 
     def jump_times(self) -> np.ndarray:
@@ -214,8 +228,32 @@ class Pwl(TimeFunction):
     def __repr__(self) -> str:
         rule = ("" if self.breakpoint_rule == self.default_breakpoints
                 else f", breakpoints={self.breakpoint_rule}")
+        interp = "" if self.interp == "linear" else f", interp={self.interp}"
         return ("pwl(" + ", ".join(f"{a:g}, {b:g}" for a, b in zip(self.times, self.values))
-                + rule + ")")
+                + rule + interp + ")")
+
+
+def _spline(times: np.ndarray, values: np.ndarray):
+    """t -> the not-a-knot cubic spline through each run of points between jumps (a run
+    of two points: the straight line), constant outside; at a jump (two points at one
+    time) the later value, as np.interp."""
+    from scipy.interpolate import CubicSpline      # only a spline pwl needs scipy here
+    # per interval i: v(t) = c0 + u (c1 + u (c2 + u c3)), u = t - t_i; a jump's interval
+    # (of zero length, reached only past the last point) holds its later value
+    coef = np.zeros((4, len(times) - 1))
+    coef[0] = values[1:]
+    starts = np.concatenate([[0], np.flatnonzero(times[1:] == times[:-1]) + 1, [len(times)]])
+    for a, b in zip(starts[:-1], starts[1:]):
+        if b - a >= 2:
+            coef[:, a:b - 1] = CubicSpline(times[a:b], values[a:b]).c[::-1]
+    c0, c1, c2, c3 = coef
+    first, last_time, last = times[0], times[-1], len(times) - 2
+
+    def evaluate(t):
+        i = np.minimum(np.maximum(np.searchsorted(times, t, side="right") - 1, 0), last)
+        u = np.minimum(np.maximum(t, first), last_time) - times[i]     # clip(), but faster
+        return c0[i] + u * (c1[i] + u * (c2[i] + u * c3[i]))
+    return evaluate
 
 
 class ExprFunction(TimeFunction):
@@ -291,6 +329,8 @@ def _kernel_eval(kernel, params):
 
 
 def _pwl_eval(f: Pwl):
+    if f.interp != "linear":
+        return f.evaluate
     times, values = f.times, f.values
     return lambda t: np.interp(t, times, values)
 

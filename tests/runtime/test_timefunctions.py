@@ -139,6 +139,27 @@ def test_pwl_repr_names_a_rule_other_than_the_default():
         Pwl([0, 1], [0, 1], "edges")
 
 
+def test_spline_pwl_passes_its_points_smoothly_and_keeps_its_jumps():
+    """interp=spline: the not-a-knot cubic spline through the points between jumps,
+    continuous in slope and curvature at the points, the later value at a jump,
+    constant outside; no corners, so only the jumps are breakpoints."""
+    f = tf("pwl(0,0, 1,1, 2,4, 3,9, 3,20, 4,21, 5,23, interp=spline)")
+    at_points = [f(t) for t in (-1, 0, 1, 2, 3, 4, 5, 6)]
+    assert at_points == pytest.approx([0, 0, 1, 4, 20, 21, 23, 23])
+    assert f(1.5) == pytest.approx(2.25)            # x² through 4 points: reproduced
+    assert f(4.5) == pytest.approx(21.875)          # three after the jump: their parabola
+    assert f.breakpoints() == [3.0] and repr(f).endswith(", interp=spline)")
+    step = 1e-4                                     # curvature continuous at t = 1
+    curvature = [(f(t + step) - 2 * f(t) + f(t - step)) / step ** 2
+                 for t in (1 - step, 1 + step)]
+    assert curvature == pytest.approx([2.0, 2.0], rel=1e-3)
+    array = TimeFunctionArray([f, 1.0])
+    assert array(1.5).tolist() == [f(1.5), 1.0]
+    assert f(np.array([0.5, 3.0])).tolist() == [f(0.5), 20.0]
+    with pytest.raises(ValueError, match="interp"):
+        Pwl([0, 1], [0, 1], interp="cubic")
+
+
 def test_long_pwl_is_built_in_linear_time_and_evaluated_by_bisection():
     """200 000 points: built from arrays, evaluated at a scalar by one np.interp (its
     binary search) on the stored float64 arrays, not converted per call."""
@@ -184,6 +205,7 @@ def test_array_arguments_give_arrays():
     ("pwl(0,0, 1,1, breakpoints=jumps, breakpoints=corners)", "breakpoints is given twice",
      45),
     ("step(0, 0, 1, breakpoints=jumps)", "step() takes no keyword arguments", 26),
+    ("pwl(0,0, 1,1, interp=cubic)", "pwl(): interp is one of linear, spline", 33),
     ("ramp(2, 1, 0, 1)", "ramp(): t1 = 1 s is before t0 = 2 s", 20),
     ("pulse(0, 1, 0, -1, 0, 1)", "rise must not be negative", 27),
     ("step(1bar, 0, 1)", "unit 'bar' does not fit", 17),

@@ -112,3 +112,27 @@ def test_the_solver_restarts_at_the_corners_of_a_short_pwl_or_when_asked(points,
     text = ripple_pwl(points, 0.05, keyword)[2]
     res = circuitsim.parse(motor(text, 0.05)).simulate()
     assert res.stats["nrestart"] == restarts
+
+
+def test_spline_pwl_takes_the_steps_of_the_sine():
+    """interp=spline joins the 500 points with continuous curvature: no corner bends the
+    current, the run costs what the sine's does and departs from the linear pwl's exact
+    solution by the linear interpolation's own error, as the sine does."""
+    smooth = circuitsim.parse(motor("sin(12, 1, 5)", 0.3, "1m")).simulate()
+    times, values, text = ripple_pwl(500, 0.3, "interp=spline")
+    res = circuitsim.parse(motor(text, 0.3, "1m")).simulate()
+    assert res.stats["nrestart"] == 0
+    assert res.stats["nsteps"] < 1.5 * smooth.stats["nsteps"]    # 226 vs 243
+    # 2.2e-6 for both
+    assert max(errors(res, times, values)) < 2 * max(errors(smooth, times, values))
+
+
+def test_pwl_errors_shrink_with_rtol():
+    """The 500-point ripple crossed at its corners (no restarts) converges as rtol does:
+    each 100x tighter rtol gives an error at least 10x smaller (against the exact
+    solution, which a run at rtol 1e-10 hitting every corner agrees with)."""
+    times, values, text = ripple_pwl(500, 0.3)
+    net = circuitsim.parse(motor(text, 0.3, "1m"))
+    found = [max(errors(net.simulate(rtol=rtol), times, values)) for rtol in (1e-4, 1e-6, 1e-8)]
+    # 4.7e-5, 2.1e-6, 5.6e-8
+    assert found[1] < found[0] / 10 and found[2] < found[1] / 10, found
