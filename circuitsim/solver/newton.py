@@ -28,6 +28,7 @@ through rejected ones and on the linear oscillator made the error 10x larger.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -263,7 +264,7 @@ def wrms(v: np.ndarray, w: np.ndarray, count: int | None = None) -> float:
         x = v * w
         # not np.dot: a BLAS call may spin up threads, which on a busy 2-core machine made
         # this 1000x slower than the plain sum (seen on 1e4 unknowns)
-        return float(np.sqrt(np.sum(x * x) / (count or len(x))))
+        return math.sqrt(np.add.reduce(x * x) / (count or len(x)))
 
 
 def _culprits(exc: BadValues, n: int):
