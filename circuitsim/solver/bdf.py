@@ -42,6 +42,7 @@ Events.    A problem's switching functions (contract item 17) are checked after 
 """
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -153,10 +154,7 @@ class _Run:
         self.n_err = tested if dim is None else min(max(1, int(dim)), tested)
         self.project = problem.project                                   # (8)
         self.differential = np.asarray(problem.id) != 0
-        labels = problem.magnitude_groups                                # (13)
-        self.magnitude_groups = [] if labels is None else [
-            np.flatnonzero(np.asarray(labels) == label)
-            for label in np.unique(np.asarray(labels)) if label >= 0]
+        self.magnitude_groups = _MagnitudeGroups(problem.magnitude_groups)   # (13)
         # Multipliers of higher-index constraints (joint forces) converge with the
         # unknowns they constrain; weighing them in the Newton test (their scale is
         # unknown, often ~0) only makes it fail. The problem may say which to leave out.
@@ -214,10 +212,10 @@ class _Run:
         return np.append(bps, self.t_end)
 
     def _ewt(self, y: np.ndarray) -> np.ndarray:
-        magnitude = np.abs(y)
-        for members in self.magnitude_groups:                            # (13)
-            magnitude[members] = np.max(magnitude[members])
-        return 1.0 / (self.rtol * magnitude + self.atol)
+        magnitude = self.magnitude_groups.largest(np.abs(y))             # (13)
+        magnitude *= self.rtol
+        magnitude += self.atol
+        return np.divide(1.0, magnitude, out=magnitude)
 
     def _hmin(self) -> float:
         return HMIN_ULPS * EPS * max(abs(self.hist.t), HMIN_SPAN * self.span)
@@ -562,9 +560,30 @@ def _norm_of_weighted(x: np.ndarray, n_err: int) -> float:
     RMS over the unknowns that carry the error, at most the independent states. The
     RMS over all n_err would divide the error of a few active unknowns by the many
     quiet ones: on an RC ladder driven at one end the driven node's error grew with N."""
-    largest = float(np.max(x)) if len(x) else 0.0
-    carrying = int(np.count_nonzero(x > SIGNIFICANT * largest))
-    return float(np.sqrt(np.sum(x * x) / min(max(carrying, 1), n_err)))
+    largest = np.maximum.reduce(x) if len(x) else 0.0
+    carrying = np.count_nonzero(x > SIGNIFICANT * largest)
+    return math.sqrt(np.add.reduce(x * x) / min(max(carrying, 1), n_err))
+
+
+class _MagnitudeGroups:
+    """The unknowns that share one magnitude in the error weights (problem.py (13)): the
+    groups' members in one index array, so that each group's largest |y| is one
+    ``maximum.reduceat`` over it."""
+
+    def __init__(self, labels):
+        labels = None if labels is None else np.asarray(labels)
+        members = [] if labels is None else [np.flatnonzero(labels == label)
+                                             for label in np.unique(labels) if label >= 0]
+        self.members = np.concatenate(members) if members else None
+        self.sizes = np.array([len(m) for m in members], dtype=np.intp)
+        self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.intp)
+
+    def largest(self, magnitude: np.ndarray) -> np.ndarray:
+        """``magnitude`` with each group's entries set to the group's largest (in place)."""
+        if self.members is not None:
+            peaks = np.maximum.reduceat(magnitude[self.members], self.starts)
+            magnitude[self.members] = np.repeat(peaks, self.sizes)
+        return magnitude
 
 
 def _moved_text(moved) -> str:

@@ -86,8 +86,8 @@ class History:
         k, D = self.order, self.D
         D[k + 2] = d - D[k + 1]
         D[k + 1] = d
-        for j in range(k, -1, -1):
-            D[j] += D[j + 1]
+        # D[j] += D[j+1] from j = k down: the running sums of D[k+1], D[k], ..., D[0]
+        D[:k + 2] = np.cumsum(D[k + 1::-1], axis=0)[::-1]
         self.t = t_new
         self.n_equal += 1
 

@@ -5,7 +5,8 @@ A BDF step solves  G(d) = F(t, y_pred + d, yp_pred + cj d) = 0  for the correcti
 
     J = dF/dy + cj dF/dy'
 
-and it is expensive (one Jacobian evaluation plus one sparse LU), so it is kept for as
+and it is expensive (one Jacobian evaluation plus one LU: dense up to DENSE_MAX unknowns,
+where LAPACK's few calls cost less than SuperLU's set-up, sparse above), so it is kept for as
 long as it works: across iterations and across steps. It is rebuilt only when
 
 * Newton failed with a matrix that was not built for this step (a *stale* matrix), or
@@ -27,6 +28,7 @@ through rejected ones and on the linear oscillator made the error 10x larger.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +58,11 @@ FILL_MARGIN = 1.2       # the problem's elimination order is kept up to this muc
 # blocks are a body's or a joint's ~20 unknowns: the default panel (wider) factorised
 # P4's matrix 20-30 % slower at N = 64, 256 and 1 024 (9.6 against 13.9 ms at 1 024)
 PANEL_SIZE, RELAX_SUPERNODE = 4, 16
+# Newton matrices up to this size are factorised dense (LAPACK getrf/getrs): on a 4-link
+# chain (88 unknowns) a factorisation took 35 against 80 us and a solve 3 against 6 us in
+# SuperLU's tree order; from about 150 unknowns OpenBLAS's getrf goes multi-threaded and
+# on a busy 2-core machine took milliseconds
+DENSE_MAX = 128
 
 REPORT_BLAMED = 5            # elements / unknowns named in a message
 SINGULAR_DENSE_MAX = 3000    # largest matrix whose singular part is found by dense SVD
@@ -135,6 +142,30 @@ def factorise(J, stats, problem=None):
     except RuntimeError:                         # SuperLU: "Factor is exactly singular"
         where = singular_part(J, problem) if problem is not None else ""
         raise BadValues(f"the Newton matrix is singular{where}") from None
+
+
+class DenseLU:
+    """The dense LU of a small J (LAPACK getrf with partial pivoting), solving J x = b
+    for one right-hand side or several (columns, each solved as one)."""
+
+    def __init__(self, J, stats, problem=None):
+        from scipy.linalg.lapack import dgetrf, dgetrs
+        stats["nlu"] += 1
+        self._lu, self._piv, info = dgetrf(J.toarray(order="F"), overwrite_a=True)
+        if info > 0:                             # U[info-1, info-1] is exactly zero
+            where = singular_part(J, problem) if problem is not None else ""
+            raise BadValues(f"the Newton matrix is singular{where}")
+        self._getrs = dgetrs
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        if b.ndim == 1:
+            return self._getrs(self._lu, self._piv, b)[0]
+        # one column at a time: getrs with several right-hand sides calls OpenBLAS's
+        # threaded trsm, which on a busy 2-core machine took 3-10 ms against 3 us a column
+        x = np.empty_like(b, dtype=float)
+        for j in range(b.shape[1]):
+            x[:, j] = self._getrs(self._lu, self._piv, b[:, j])[0]
+        return x
 
 
 class OrderedLU:
@@ -233,7 +264,7 @@ def wrms(v: np.ndarray, w: np.ndarray, count: int | None = None) -> float:
         x = v * w
         # not np.dot: a BLAS call may spin up threads, which on a busy 2-core machine made
         # this 1000x slower than the plain sum (seen on 1e4 unknowns)
-        return float(np.sqrt(np.sum(x * x) / (count or len(x))))
+        return math.sqrt(np.add.reduce(x * x) / (count or len(x)))
 
 
 def _culprits(exc: BadValues, n: int):
@@ -287,7 +318,10 @@ class Newton:
     def _build(self, t, y, yp, cj) -> None:
         J = jacobian(self.problem, t, y, yp, cj, self.stats)
         self.lu = None            # if the LU fails, no matrix of another point is left behind
-        self.lu = self.ordering.factorise(J, self.stats, self.problem)
+        if J.shape[0] <= DENSE_MAX:
+            self.lu = DenseLU(J, self.stats, self.problem)
+        else:
+            self.lu = self.ordering.factorise(J, self.stats, self.problem)
         self.matrix = J
         self._magnitude = None
         self.cj_lu = cj
