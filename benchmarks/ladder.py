@@ -2,17 +2,33 @@
 
     python benchmarks/ladder.py                 # N = 1k, 10k, 100k
     python benchmarks/ladder.py 1000 4000       # chosen sizes
+    python benchmarks/ladder.py --ngspice 1000 10000 100000   # against ngspice, whole processes
 
 A 1 V step drives N sections of R = 1 kΩ, C = 1 µF (RC = 1 ms) for 20 ms. Prints, per
 N: parse and prepare (elaborate + assemble) times, steps, residual and Jacobian
 evaluations, LU factorizations, solve time and time per step, the largest error of the
 driven node n1 against the exact solution, then the scaling exponents of the time per
 step and of the set-up (slope of log(time) against log N), which should be close to 1.
+
+``--ngspice`` instead times whole processes side by side with ngspice (skipped when it is
+not on PATH) at matched accuracy: ``circuitsim run`` at rtol 1e-4 (atol 1e-7) and
+``ngspice -b`` at its default tolerances with the coarsest ``tmax`` of ``TMAX_LADDER``
+whose driven-node error against the exact solution is at most circuitsim's; both write
+the driven node's waveform. Each N: median of ``--repeat`` rounds, the two alternating;
+prints a markdown table and the time ratio.
 """
 from __future__ import annotations
 
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy.linalg import eigh_tridiagonal
@@ -63,6 +79,113 @@ def measure(n: int, rtol: float = 1e-4) -> dict:
             "error_n1": error}
 
 
+RTOL, ATOL = 1e-4, 1e-7  # the setting whose error ngspice is asked to match
+T_END = 20e-3            # s
+# ngspice's largest step, coarsest first: T_END / 25 ... T_END / 12 800, 2x apart
+TMAX_LADDER = tuple(T_END / d for d in (25, 50, 100, 200, 400, 800, 1600, 3200, 6400, 12800))
+STATS = re.compile(r"(\d+) steps \((\d+) rejected\)")
+ROWS = re.compile(r"No\. of Data Rows\s*:\s*(\d+)")
+SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def ngspice_netlist(n: int, tmax: float, out: Path) -> str:
+    """The same ladder for ngspice: 1 V from t = 0 on capacitors at rest (uic)."""
+    lines = [f"RC ladder, {n} sections", "V1 n0 0 DC 1"]
+    for k in range(1, n + 1):
+        lines.append(f"R{k} n{k - 1} n{k} 1k")
+        lines.append(f"C{k} n{k} 0 1u")
+    lines += [f".tran {tmax:g} {T_END:g} 0 {tmax:g} uic", ".control", "run",
+              f"wrdata {out} v(n1)", "quit", ".endc", ".end"]
+    return "\n".join(lines) + "\n"
+
+
+def whole_process(cmd: list) -> tuple:
+    """(wall seconds, printed text) of one command."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True,
+                          env=dict(os.environ, **SINGLE_THREAD))
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stdout}{proc.stderr}")
+    return wall, proc.stdout + proc.stderr
+
+
+def driven_node_error(t: np.ndarray, v: np.ndarray, n: int) -> float:
+    return float(np.max(np.abs(v - exact_driven_node(n, t))))
+
+
+class CircuitsimRun:
+    """``circuitsim run`` of the ladder at RTOL, writing the driven node to a CSV."""
+
+    def __init__(self, n: int, tmp: Path):
+        self.n, self.cir, self.csv = n, tmp / f"ladder_{n}.cir", tmp / f"ladder_{n}.csv"
+        self.cir.write_text(ladder_netlist(n) + f".options rtol={RTOL:g} atol={ATOL:g}\n")
+        self.setting = f"rtol {RTOL:g}"
+
+    def __call__(self) -> tuple:
+        """(wall seconds, steps, driven-node error)."""
+        wall, out = whole_process([sys.executable, "-m", "circuitsim", "run", str(self.cir),
+                                   "--out", str(self.csv)])
+        with open(self.csv) as f:
+            header = f.readline().strip().split(",")
+        data = np.loadtxt(self.csv, delimiter=",", skiprows=1, ndmin=2)
+        m = STATS.search(out)
+        return (wall, int(m.group(1)) if m else 0,
+                driven_node_error(data[:, 0], data[:, header.index("n1")], self.n))
+
+
+class NgspiceRun:
+    """``ngspice -b`` of the ladder at one tmax, writing v(n1) with wrdata."""
+
+    def __init__(self, n: int, tmax: float, tmp: Path):
+        self.n, self.out = n, tmp / f"ngspice_{n}.txt"
+        self.cir = tmp / f"ngspice_{n}.cir"
+        self.cir.write_text(ngspice_netlist(n, tmax, self.out))
+        self.setting = f"tmax {tmax:.3g}"
+
+    def __call__(self) -> tuple:
+        """(wall seconds, time points, driven-node error)."""
+        wall, out = whole_process(["ngspice", "-b", str(self.cir)])
+        data = np.loadtxt(self.out, ndmin=2)
+        m = ROWS.search(out)
+        return (wall, int(m.group(1)) if m else len(data),
+                driven_node_error(data[:, 0], data[:, 1], self.n))
+
+
+def matched_ngspice(n: int, target: float, tmp: Path):
+    """The coarsest tmax of TMAX_LADDER whose driven-node error is at most ``target``."""
+    for tmax in TMAX_LADDER:
+        run = NgspiceRun(n, tmax, tmp)
+        if run()[2] <= target:
+            return run
+    return None
+
+
+def side_by_side(sizes, repeat: int) -> None:
+    """Markdown table of circuitsim against ngspice at matched driven-node error."""
+    print(f"RC ladder, 20 ms, whole processes, median of {repeat} alternated runs; ngspice at "
+          f"the coarsest tmax matching circuitsim's driven-node error at rtol {RTOL:g}\n")
+    print("| N | circuitsim s | steps | error n1 | ngspice s | tmax | points | error n1 "
+          "| circuitsim / ngspice |")
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        for n in sizes:
+            ours = CircuitsimRun(n, tmp)
+            target = ours()[2]
+            theirs = matched_ngspice(n, target, tmp)
+            if theirs is None:
+                print(f"| {n} | no tmax of TMAX_LADDER reaches {target:.2e} |||||||||")
+                continue
+            runs = ([], [])
+            for _ in range(repeat):
+                runs[0].append(ours())
+                runs[1].append(theirs())
+            (a, sa, ea), (b, sb, eb) = ([statistics.median(c) for c in zip(*r)] for r in runs)
+            print(f"| {n} | {a:.2f} | {sa:.0f} | {ea:.1e} | {b:.2f} | {theirs.setting[5:]} "
+                  f"| {sb:.0f} | {eb:.1e} | {a / b:.2f} |", flush=True)
+
+
 def main(sizes) -> None:
     rows = [measure(n) for n in sizes]
     print(f"{'N':>7} {'unknowns':>9} {'parse s':>8} {'prep. s':>8} {'steps':>6} {'nres':>6} "
@@ -81,4 +204,15 @@ def main(sizes) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [1000, 10000, 100000])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("sizes", nargs="*", type=int, help="sections (default 1k, 10k, 100k)")
+    ap.add_argument("--ngspice", action="store_true", help="whole processes against ngspice")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds per size with --ngspice")
+    args = ap.parse_args()
+    sizes = args.sizes or [1000, 10000, 100000]
+    if not args.ngspice:
+        main(sizes)
+    elif shutil.which("ngspice") is None:
+        print("ngspice is not on PATH: the comparison is skipped")
+    else:
+        side_by_side(sizes, args.repeat)

@@ -14,20 +14,23 @@ rule: every rod centre within 1e-4 m of a tight reference at t = 1 s and 2 s, ea
 at the coarsest setting that meets it.
 
 Per N it prints the whole-process wall time of ``circuitsim run`` (start, import, parse,
-build, solve, write the CSV; median of ``--repeat`` runs), steps, LU factorisations,
-ms per step, the largest centre error at 1 and 2 s against the reference, and at the
-end the scaling exponent of the time per step. ``--search`` applies the accuracy rule as
+build, solve, write the CSV; median of ``--repeat`` runs, the engines alternating), steps,
+LU factorisations, ms per step, the largest centre error at 1 and 2 s against the
+reference, and at the end the scaling exponent of the time per step. ``--search`` applies the accuracy rule as
 stated: for each N and engine it tries the settings of ``RTOL_LADDER`` (circuitsim,
 atol = rtol/100) or ``STEP_LADDER`` (peers' fixed steps) from the coarsest down and
-times the first that passes. The reference is a circuitsim run at
+times the first that passes. At the end a markdown table: per N each engine's median
+time, and circuitsim's time over each peer's (median of the run-by-run ratios). The
+reference is a circuitsim run at
 ``--ref-rtol`` (default 1e-9, atol 1e-11), computed once per N and cached in
 ``benchmarks/.p4cache/`` (``--refresh`` recomputes it), or where benchmarks/peers/ stores
 a converged peer reference for that N (MuJoCo RK4 checked against Exudyn), that one, with
 the distance between the two printed; ``--check-ref`` also runs it at
 10x ``--ref-rtol`` and prints how far apart the two are, the reference's own error
 bound. With ``--peers`` the peer scripts of ``benchmarks/peers/`` (Exudyn, MuJoCo) run
-side by side under ``--peer-python`` (default ``/work/peers-venv/bin/python``, see
-benchmarks/peers/README.md), each at its own step from ``PEER_STEPS``; their centres
+side by side under ``--peer-python`` (default ``$P4_PEER_PYTHON``, else
+``/work/peers-venv/bin/python``, see benchmarks/peers/README.md; a peer that interpreter
+does not import is skipped), each at its own step from ``PEER_STEPS``; their centres
 are checked against the same reference. Peers are never a dependency of circuitsim.
 """
 from __future__ import annotations
@@ -140,6 +143,15 @@ def run_circuitsim(n: int, rtol: float, atol: float, repeat: int, tmp: Path,
             "centres": centres_from_csv(csv, n), "setting": f"rtol {rtol:g}"}
 
 
+def installed(name: str, python: str) -> bool:
+    """Whether ``python`` imports the peer ``name`` (said when it does not)."""
+    ok = PEERS[name].exists() and subprocess.run(
+        [python, "-c", f"import {name}"], capture_output=True).returncode == 0
+    if not ok:
+        print(f"{name} is not installed under {python}: skipped")
+    return ok
+
+
 def run_peer(name: str, n: int, python: str, repeat: int, tmp: Path, step: float) -> dict:
     out_json = tmp / f"{name}_{n}.json"
     wall, _ = timed([python, str(PEERS[name]), str(n), "--step", str(step),
@@ -154,18 +166,49 @@ def error(run: dict, ref: np.ndarray) -> np.ndarray:
     return np.linalg.norm(run["centres"] - ref, axis=2).max(axis=1)
 
 
-def coarsest(attempt, ladder, ref, repeat):
-    """The first setting of ``ladder`` whose run meets the rule (tried once each; a run
-    that stops with an error fails it), rerun ``repeat`` times for its timing; None if
-    none does."""
+def coarsest(attempt, ladder, ref):
+    """(setting, run) of the first setting of ``ladder`` whose run meets the rule (tried
+    once each; a run that stops with an error fails it); None if none does."""
     for setting in ladder:
         try:
             run = attempt(setting, 1)
         except RuntimeError:
             continue
         if error(run, ref).max() <= TOLERANCE:
-            return attempt(setting, repeat) if repeat > 1 else run
+            return setting, run
     return None
+
+
+def alternated(chosen: list, repeat: int) -> None:
+    """Rerun the chosen (engine, attempt, setting, run) in turn until each has ``repeat``
+    whole-process times (its first run counts), so that a drift of the machine's speed
+    falls on every engine; each run's "walls" gets them all and "wall" their median."""
+    for *_, run in chosen:
+        run["walls"] = [run["wall"]]
+    for _ in range(repeat - 1):
+        for _name, attempt, setting, run in chosen:
+            run["walls"].append(attempt(setting, 1)["wall"])
+    for *_, run in chosen:
+        run["wall"] = statistics.median(run["walls"])
+
+
+def markdown_table(rows: list, sizes: list, engines: list) -> str:
+    """Per N, each engine's median wall time with its setting, steps and error, and the
+    median of circuitsim's run-by-run time ratios to each peer."""
+    peers = [e for e in engines if e in PEERS]
+    lines = ["| N | " + " | ".join(engines) + "".join(f" | circuitsim / {p}" for p in peers)
+             + " |", "|---" * (1 + len(engines) + len(peers)) + "|"]
+    for n in sizes:
+        here = {r["engine"]: r for r in rows if r["N"] == n}
+        cells = [f"{here[e]['wall']:.2f} s ({here[e]['setting']}, {here[e]['steps']} steps, "
+                 f"{here[e]['err']:.1e} m)" if e in here else "not run" for e in engines]
+        for p in peers:
+            ours, theirs = here.get("circuitsim"), here.get(p)
+            pairs = zip(ours["walls"], theirs["walls"]) if ours and theirs else ()
+            ratios = [a / b for a, b in pairs]
+            cells.append(f"{statistics.median(ratios):.2f}" if ratios else "")
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
@@ -173,7 +216,8 @@ def main(argv=None) -> int:
     ap.add_argument("sizes", nargs="*", type=int, help=f"chain lengths (default {SIZES})")
     ap.add_argument("--rtol", type=float, default=RTOL)
     ap.add_argument("--atol", type=float, default=ATOL)
-    ap.add_argument("--repeat", type=int, default=1, help="runs per timing (median)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per timing, the engines alternating (median)")
     ap.add_argument("--ref-rtol", type=float, default=1e-9)
     ap.add_argument("--refresh", action="store_true", help="recompute the references")
     ap.add_argument("--check-ref", action="store_true",
@@ -184,7 +228,8 @@ def main(argv=None) -> int:
     ap.add_argument("--search", action="store_true",
                     help="each engine at the coarsest setting of its ladder that passes")
     ap.add_argument("--peers", action="store_true", help="run Exudyn / MuJoCo side by side")
-    ap.add_argument("--peer-python", default="/work/peers-venv/bin/python")
+    ap.add_argument("--peer-python", default=os.environ.get("P4_PEER_PYTHON",
+                                                            "/work/peers-venv/bin/python"))
     args = ap.parse_args(argv)
     sizes = args.sizes or SIZES
     peers = []
@@ -192,7 +237,7 @@ def main(argv=None) -> int:
         if not Path(args.peer_python).exists():
             print(f"no peer interpreter at {args.peer_python}: peers skipped")
         else:
-            peers = [p for p in PEERS if PEERS[p].exists()]
+            peers = [p for p in PEERS if installed(p, args.peer_python)]
 
     print(f"P4 spherical chain, 2 s; rule: centres within {TOLERANCE:g} m at t = 1, 2 s; "
           f"circuitsim at rtol {args.rtol:g} atol {args.atol:g}")
@@ -225,16 +270,20 @@ def main(argv=None) -> int:
                     continue
                 attempts.append((p, lambda h, repeat, p=p, n=n: run_peer(
                     p, n, args.peer_python, repeat, tmp, h), STEP_LADDER, PEER_STEPS[p]))
+            chosen = []
             for name, attempt, ladder, fixed in attempts:
                 try:
-                    r = (coarsest(attempt, ladder, ref, args.repeat) if args.search
-                         else attempt(fixed, args.repeat))
+                    found = (coarsest(attempt, ladder, ref) if args.search
+                             else (fixed, attempt(fixed, 1)))
                 except (RuntimeError, OSError, ValueError) as exc:
                     print(f"{name:>10} {n:>5}  failed: {exc}")
                     continue
-                if r is None:
+                if found is None:
                     print(f"{name:>10} {n:>5}  no setting of its ladder meets the rule")
                     continue
+                chosen.append((name, attempt, *found))
+            alternated(chosen, args.repeat)
+            for *_, r in chosen:
                 err = error(r, ref)
                 ms = 1e3 * r["wall"] / r["steps"] if r["steps"] else float("nan")
                 ok = "ok" if err.max() <= TOLERANCE else "FAILS"
@@ -242,18 +291,16 @@ def main(argv=None) -> int:
                 print(f"{r['engine']:>10} {n:>5} {r['setting']:>11} {r['wall']:>8.2f} "
                       f"{r['steps']:>6} {lu:>5} {ms:>8.2f} {err[0]:>9.2e} {err[1]:>9.2e}  {ok}",
                       flush=True)
-                rows.append(dict(r, N=n, ms=ms))
+                rows.append(dict(r, N=n, ms=ms, err=err.max()))
     cs = [r for r in rows if r["engine"] == "circuitsim" and r["N"] >= 256]
     if len(cs) >= 2:
         slope = np.polyfit(np.log([r["N"] for r in cs]), np.log([r["ms"] for r in cs]), 1)[0]
         print(f"circuitsim: exponent of whole-process ms/step from N = {cs[0]['N']} to "
               f"{cs[-1]['N']}: {slope:.2f}")
-    for n in sizes:
-        here = {r["engine"]: r["wall"] for r in rows if r["N"] == n}
-        for p in peers:
-            for ours in (e for e in here if e not in PEERS):
-                if p in here:
-                    print(f"N = {n}: {ours} / {p} wall time {here[ours] / here[p]:.2f}")
+    engines = list(dict.fromkeys(r["engine"] for r in rows))
+    if engines:
+        print(f"\nwhole processes, median of {args.repeat} alternated runs\n")
+        print(markdown_table(rows, sizes, engines))
     return 0
 
 
