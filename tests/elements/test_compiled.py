@@ -19,11 +19,17 @@ from circuitsim.elements.declarations import ElementInstance
 needs_numba = pytest.mark.skipif(not compiled.available(), reason="numba not installed")
 
 
-def _group(keyword, n, seed):
+PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
+# the variants each twin computes (the others fall back to numpy)
+VARIANTS = {"body": [{}], "spherical": [PLAIN_BALL, {**PLAIN_BALL, "inactive": [1]}]}
+
+
+def _group(keyword, n, seed, variant):
     etype = element_types()[keyword]
     rng = np.random.default_rng(seed)
     insts = [ElementInstance(etype, f"X{i}", [f"n{j}" for j in range(len(etype.ports))],
-                             etype.sample_params(rng), None, {}, [None] * len(etype.ports))
+                             {**etype.sample_params(rng), **variant}, None, {},
+                             [None] * len(etype.ports))
              for i in range(n)]
     p = prepare_params(etype, insts)
     nv = etype.nvars(0)
@@ -36,12 +42,14 @@ def _kernels(monkeypatch, path, etype, x, xp, p):
 
 
 @needs_numba
-@pytest.mark.parametrize("keyword", compiled.TWINNED)
+@pytest.mark.parametrize("keyword,variant",
+                         [(k, v) for k in compiled.TWINNED for v in VARIANTS[k]])
 @pytest.mark.parametrize("form", ["normal", "init"])
 @pytest.mark.parametrize("n", [1, 4, 17])
-def test_compiled_kernels_equal_the_numpy_reference(keyword, form, n, monkeypatch):
+def test_compiled_kernels_equal_the_numpy_reference(keyword, variant, form, n, monkeypatch):
+    assert set(VARIANTS) == set(compiled.TWINNED)
     for seed in range(3):
-        etype, p, x, xp = _group(keyword, n, seed)
+        etype, p, x, xp = _group(keyword, n, seed, variant)
         if form == "init":
             p = initialisation_params(etype, p)
         reference = _kernels(monkeypatch, "numpy", etype, x, xp, p)

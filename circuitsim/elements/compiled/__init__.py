@@ -25,7 +25,7 @@ CHOICES = ("auto", "numpy", "numba")
 LOAD_SECONDS = 1.0
 
 # keywords of the element types with a twin here (one module each, named after them)
-TWINNED = ("body",)
+TWINNED = ("body", "spherical")
 
 _twins: dict = {}
 
