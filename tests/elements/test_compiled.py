@@ -77,6 +77,13 @@ def test_auto_waits_for_the_warmup_then_uses_the_twin_if_numba_is_there(monkeypa
     assert compiled.twin("body", warmup) is None        # without numba: numpy, always
 
 
+def test_asking_for_numba_without_it_is_an_error(monkeypatch):
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numba")
+    monkeypatch.setattr(compiled, "available", lambda: False)
+    with pytest.raises(ImportError, match=r"pip install circuitsim\[fast\]"):
+        compiled.twin("body", compiled.Warmup(1.0))
+
+
 def test_an_unknown_choice_is_an_error(monkeypatch):
     monkeypatch.setenv(compiled.ENVIRONMENT, "fortran")
     with pytest.raises(ValueError, match="CIRCUITSIM_KERNELS='fortran'"):

@@ -4,9 +4,9 @@
 1. The numpy kernel in the element's module is the reference; its twin here computes
    the same equations, equal to it to rounding, in one loop over the instances.
 2. ``CIRCUITSIM_KERNELS=numpy`` runs the numpy kernels only; ``numba`` runs the twins
-   from the first call; unset (``auto``), a group's kernels run in numpy until their
-   calls have cost about what loading the twins costs (``Warmup``), then in the twin
-   when numba is installed. The switch is counted per group, so a case switches at the
+   from the first call (an ImportError without numba); unset (``auto``), a group's
+   kernels run in numpy until their calls have cost about what loading the twins costs
+   (``Warmup``), then in the twin when numba is installed. The switch is counted per group, so a case switches at the
    same call in every process (a sweep gives the same numbers serially and in parallel).
 3. Without numba every kernel runs in numpy, exactly as without this package; numba is
    imported only when a twin is first needed.
@@ -66,6 +66,8 @@ def twin(module: str, warmup: Warmup):
             return None
         if not available():
             return None
+    elif not available():
+        raise ImportError(f"{ENVIRONMENT}=numba needs numba: pip install circuitsim[fast]")
     if module not in _twins:
         _twins[module] = importlib.import_module(f"{__name__}.{module}")
     return _twins[module]
