@@ -78,7 +78,8 @@ from .joint import W1, W2, Joint
 FEPS = 1e-6                        # N: smooth floor of |F| in (2), so d|F|/dF exists at 0
 Z_AXIS = (0.0, 0.0, 1.0)
 GLOBAL_AXES = [np.array(e) for e in np.eye(3)]
-# a residual call of the framework in numpy, fixed and per joint (benchmarks/kernels.py)
+# a residual or Jacobian call of the framework in numpy, fixed and per joint
+# (benchmarks/kernels.py)
 NUMPY_CALL_SECONDS, NUMPY_JOINT_SECONDS = 2e-4, 3e-6
 
 
@@ -167,14 +168,28 @@ class Spherical(Joint):
         return p
 
     @classmethod
+    def _twin(cls, p):
+        """The compiled kernels (elements/compiled/spherical.py) for the run form of the
+        rigid models without added terms, when they should run; else None."""
+        if p.model in ("position", "velocity") and not (p.init or p.friction or p.cone_on):
+            return compiled.twin("spherical", p.warmup)
+        return None
+
+    @classmethod
     def residual(cls, t, x, xp, p):
-        """The framework's residual; its compiled twin for the position model's run
-        form without added terms (elements/compiled/spherical.py)."""
-        if p.model == "position" and not (p.init or p.friction or p.cone_on):
-            fast = compiled.twin("spherical", p.warmup)
-            if fast is not None:
-                return fast.position_residual(x, p.pp_n, p.x1, p.x2, p.active)
+        fast = cls._twin(p)
+        if fast is not None:
+            return fast.residual(x, p.pp_n, p.x1, p.x2, p.active, p.model == "position")
         return super().residual(t, x, xp, p)
+
+    @classmethod
+    def jacobian(cls, t, x, xp, p):
+        fast = cls._twin(p)
+        if fast is not None:
+            J = fast.jacobian(x, p.pp_n, p.x1, p.x2, p.active, p.model == "position",
+                              fast.HALF_NUMERATOR_D2Q)
+            return J, np.broadcast_to(0.0, J.shape)
+        return super().jacobian(t, x, xp, p)
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):

@@ -21,7 +21,9 @@ needs_numba = pytest.mark.skipif(not compiled.available(), reason="numba not ins
 
 PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
 # the variants each twin computes (the others fall back to numpy)
-VARIANTS = {"body": [{}], "spherical": [PLAIN_BALL, {**PLAIN_BALL, "inactive": [1]}]}
+VARIANTS = {"body": [{}], "spherical": [PLAIN_BALL, {**PLAIN_BALL, "inactive": [1]},
+                                        {**PLAIN_BALL, "model": "velocity"},
+                                        {**PLAIN_BALL, "model": "velocity", "inactive": [1]}]}
 
 
 def _group(keyword, n, seed, variant):
