@@ -1,11 +1,11 @@
 """The compiled element kernels (circuitsim/elements/compiled/, the ``fast`` extra)
 against their numpy references: the per-call cost of each kernel at N = 1, 4, 16, 256
 instances (alternated blocks of calls, median per call) and the whole-process time of
-the 4- and 16-link spherical chain (netlists/chain.py N, rtol=1e-5 atol=1e-7, 2 s)
-with CIRCUITSIM_KERNELS=numpy, auto and numba in alternated runs, as median ratios. Also the cost of the
-first compiled call in a fresh process, with the disk cache warm.
+P4 (benchmarks/p4.py: the N-link spherical chain, position model, rtol=1e-6 atol=1e-8,
+2 s) with CIRCUITSIM_KERNELS=numpy, auto and numba in alternated runs, as median ratios.
+Also the cost of the first compiled call in a fresh process, with the disk cache warm.
 
-    python benchmarks/kernels.py [--runs 5] [--links 4 16] [--skip-process]
+    python benchmarks/kernels.py [--runs 3] [--links 16 64 256 1024] [--skip-process]
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 from circuitsim.assembly.system import prepare_params  # noqa: E402
 from circuitsim.elements import compiled, element_types  # noqa: E402
 from circuitsim.elements.declarations import ElementInstance  # noqa: E402
+from p4 import ATOL, RTOL, netlist  # noqa: E402  (benchmarks/ is on the path as a script)
 
 SIZES = (1, 4, 16, 256)
 BLOCKS = 7                  # alternated blocks per kernel and size; the median is kept
@@ -33,7 +34,9 @@ CALL_SECONDS = 0.02         # about this long a block
 PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
 # (element keyword, kernel, the variant its twin computes)
 KERNELS = (("body", "residual", {}), ("body", "jacobian", {}),
-           ("spherical", "residual", PLAIN_BALL))
+           ("spherical", "residual", PLAIN_BALL), ("spherical", "jacobian", PLAIN_BALL),
+           ("spherical", "residual", {**PLAIN_BALL, "model": "velocity"}),
+           ("spherical", "jacobian", {**PLAIN_BALL, "model": "velocity"}))
 
 
 def _group(keyword: str, variant: dict, n: int):
@@ -62,7 +65,7 @@ def _with_kernels(value: str, kernel, args, calls: int) -> float:
 
 def kernel_table() -> None:
     print("per call (µs), numpy vs compiled, median of alternated blocks")
-    print(f"{'kernel':<20}{'N':>5}{'numpy':>10}{'compiled':>10}{'ratio':>8}")
+    print(f"{'kernel':<22}{'N':>5}{'numpy':>10}{'compiled':>10}{'ratio':>8}")
     for keyword, name, variant in KERNELS:
         for n in SIZES:
             etype, p, x, xp = _group(keyword, variant, n)
@@ -75,16 +78,14 @@ def kernel_table() -> None:
                       _with_kernels("numba", kernel, args, calls)) for _ in range(BLOCKS)]
             slow, fast = np.median(pairs, axis=0)
             ratio = np.median([a / b for a, b in pairs])
-            print(f"{keyword + '.' + name:<20}{n:>5}{1e6 * slow:>10.1f}{1e6 * fast:>10.2f}"
+            label = keyword + "." + name + ("/v" if variant.get("model") == "velocity" else "")
+            print(f"{label:<22}{n:>5}{1e6 * slow:>10.1f}{1e6 * fast:>10.2f}"
                   f"{ratio:>7.1f}x")
 
 
 def _chain(links: int, folder: Path) -> Path:
-    text = subprocess.run([sys.executable, str(ROOT / "netlists" / "chain.py"), str(links)],
-                          capture_output=True, text=True, check=True).stdout
-    lines = [ln for ln in text.splitlines() if not ln.lower().startswith(".tran")]
-    path = folder / f"chain{links}.cir"
-    path.write_text("\n".join(lines + [".options rtol=1e-5 atol=1e-7", ".tran 2 0.5", ""]))
+    path = folder / f"p4_{links}.cir"
+    path.write_text(netlist(links, RTOL, ATOL))
     return path
 
 
@@ -109,7 +110,7 @@ def process_table(links_list, runs: int) -> None:
                                 for _ in range(runs)])
             medians = np.median(seconds, axis=0)
             ratios = np.median(seconds[:, 1:] / seconds[:, :1], axis=0)
-            print(f"chain {links:>3} links: " + "  ".join(
+            print(f"P4 N = {links:>4}: " + "  ".join(
                 f"{k} {t:.2f}" for k, t in zip(paths, medians))
                 + f"   auto/numpy {ratios[0]:.2f}  numba/numpy {ratios[1]:.2f}")
 
@@ -132,8 +133,8 @@ def first_call() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--links", type=int, nargs="+", default=[4, 16])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--links", type=int, nargs="+", default=[16, 64, 256, 1024])
     ap.add_argument("--skip-process", action="store_true")
     args = ap.parse_args()
     if not compiled.available():
