@@ -53,6 +53,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..errors import ModelError
+from . import compiled
 from . import quaternion as quat
 from .base import ElementType
 from .declarations import Output, Param, Port, RigidBody, State
@@ -75,6 +76,9 @@ def _inertia(J, Jp) -> np.ndarray:
 
 WB = slice(13, 16)          # ω_b, after the frame's 13 variables (FRAME_VARS)
 NB = 16
+# a residual or Jacobian call in numpy, on average (its twin's cost is ~1/20 of it):
+# fixed, and per body (benchmarks/kernels.py)
+NUMPY_CALL_SECONDS, NUMPY_BODY_SECONDS = 1e-4, 2e-6
 
 
 def _pattern() -> np.ndarray:
@@ -235,7 +239,9 @@ class Body(BodyProtocol, ElementType):
             return np.array([np.asarray(cls._get(i.params, name), dtype=float)
                              for i in instances])
         return SimpleNamespace(m=stack("m"), Jc=_inertia(stack("J"), stack("Jp")),
-                               gyro=stack("gyro"), g=stack("g"), init=False)
+                               gyro=stack("gyro"), g=stack("g"), init=False,
+                               warmup=compiled.Warmup(NUMPY_CALL_SECONDS
+                                                      + NUMPY_BODY_SECONDS * len(instances)))
 
     @classmethod
     def local_differential(cls, n_extra=0, group=None):
@@ -273,6 +279,9 @@ class Body(BodyProtocol, ElementType):
     # --- kernels -----------------------------------------------------------------------
     @classmethod
     def residual(cls, t, x, xp, p):
+        fast = compiled.twin("body", p.warmup)
+        if fast is not None:
+            return fast.residual(x, xp, p.m, p.Jc, p.gyro, p.g, p.init)
         w, q, wb, wbp = x[:, W], x[:, Q], x[:, WB], xp[:, WB]
         A = quat.dcm(q)
         Jwb = np.einsum("nij,nj->ni", p.Jc, wb)
@@ -293,6 +302,9 @@ class Body(BodyProtocol, ElementType):
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
+        fast = compiled.twin("body", p.warmup)
+        if fast is not None:
+            return fast.jacobian(x, xp, p.m, p.Jc, p.gyro, p.g, p.init)
         n = x.shape[0]
         q, wb, wbp = x[:, Q], x[:, WB], xp[:, WB]
         gyro = p.gyro[:, None, None]

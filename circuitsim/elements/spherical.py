@@ -69,7 +69,7 @@ Example
 import numpy as np
 
 from ..errors import ModelError
-from . import quaternion
+from . import compiled, quaternion
 from .declarations import Output, Param
 from .constraints import NV2, Q1, Q2
 from .frames import arm, cross, reduced, skew
@@ -78,6 +78,9 @@ from .joint import W1, W2, Joint
 FEPS = 1e-6                        # N: smooth floor of |F| in (2), so d|F|/dF exists at 0
 Z_AXIS = (0.0, 0.0, 1.0)
 GLOBAL_AXES = [np.array(e) for e in np.eye(3)]
+# a residual or Jacobian call of the framework in numpy, fixed and per joint
+# (benchmarks/kernels.py)
+NUMPY_CALL_SECONDS, NUMPY_JOINT_SECONDS = 2e-4, 3e-6
 
 
 def _friction_on(prm: dict) -> bool:
@@ -161,7 +164,32 @@ class Spherical(Joint):
         p.friction = _friction_on(instances[0].params)       # one group: same flags
         p.cone_on = _cone_on(instances[0].params)
         p.ccone = np.where(np.isnan(p.ccone), 0.0, p.ccone)
+        p.warmup = compiled.Warmup(NUMPY_CALL_SECONDS + NUMPY_JOINT_SECONDS * len(instances))
         return p
+
+    @classmethod
+    def _twin(cls, p):
+        """The compiled kernels (elements/compiled/spherical.py) for the run form of the
+        rigid models without added terms, when they should run; else None."""
+        if p.model in ("position", "velocity") and not (p.init or p.friction or p.cone_on):
+            return compiled.twin("spherical", p.warmup)
+        return None
+
+    @classmethod
+    def residual(cls, t, x, xp, p):
+        fast = cls._twin(p)
+        if fast is not None:
+            return fast.residual(x, p.pp_n, p.x1, p.x2, p.active, p.model == "position")
+        return super().residual(t, x, xp, p)
+
+    @classmethod
+    def jacobian(cls, t, x, xp, p):
+        fast = cls._twin(p)
+        if fast is not None:
+            J = fast.jacobian(x, p.pp_n, p.x1, p.x2, p.active, p.model == "position",
+                              fast.HALF_NUMERATOR_D2Q)
+            return J, np.broadcast_to(0.0, J.shape)
+        return super().jacobian(t, x, xp, p)
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):

@@ -4,14 +4,16 @@ pattern covers every non-zero, flows balance for elements not tied to ground (be
 frames: forces and moments about a common point), each in the element's normal form and
 in its initialisation form; bodies and joints answer their protocols' hooks in the
 declared shapes; every parameter has an SI unit the units module reads; a keyword
-declared twice is an error of the registry. The docstrings: test_docstrings.py."""
+declared twice is an error of the registry. The kernels with a compiled twin
+(elements/compiled/) are held to the same checks on both paths. The docstrings:
+test_docstrings.py."""
 from types import ModuleType
 
 import numpy as np
 import pytest
 
 from circuitsim.assembly.system import prepare_params
-from circuitsim.elements import element_types
+from circuitsim.elements import compiled, element_types
 from circuitsim.elements.base import ElementType, initialisation_params
 from circuitsim.elements.declarations import (DOMAINS, FRAME_VARS, ElementInstance, Port,
                                              RatioUnit, RigidBody)
@@ -39,6 +41,11 @@ def _form_cases(min_frames: int = 0) -> list:
 
 
 FORMS = _form_cases()
+# the numpy path for every type; the compiled path too for the types that have a twin
+KERNEL_PATHS = ("numpy", "numba") if compiled.available() else ("numpy",)
+KERNEL_FORMS = [pytest.param(*case.values, path, id=f"{case.id}-{path}")
+                for case in FORMS for path in KERNEL_PATHS
+                if path == "numpy" or case.values[0] in compiled.TWINNED]
 FRAME_FORMS = _form_cases(min_frames=2)         # joints, spring3d: moments balance too
 
 
@@ -112,9 +119,11 @@ def _unchecked(etype, form, nvars):
     return mask
 
 
-@pytest.mark.parametrize("keyword,etype,variant,form", FORMS)
+@pytest.mark.parametrize("keyword,etype,variant,form,kernels", KERNEL_FORMS)
 @pytest.mark.parametrize("seed", [1, 2])
-def test_jacobian_matches_finite_differences(keyword, etype, variant, form, seed):
+def test_jacobian_matches_finite_differences(keyword, etype, variant, form, seed, kernels,
+                                            monkeypatch):
+    monkeypatch.setenv(compiled.ENVIRONMENT, kernels)
     p, _, x, xp, n_extra = _case(etype, seed, variant, form)
     t = 0.37
     F = etype.residual(t, x, xp, p)
@@ -130,9 +139,10 @@ def test_jacobian_matches_finite_differences(keyword, etype, variant, form, seed
                                    err_msg=f"{keyword} ({form}): d F/d {'xp' if wrt else 'x'}")
 
 
-@pytest.mark.parametrize("keyword,etype,variant,form", FORMS)
-def test_pattern_covers_nonzeros(keyword, etype, variant, form):
+@pytest.mark.parametrize("keyword,etype,variant,form,kernels", KERNEL_FORMS)
+def test_pattern_covers_nonzeros(keyword, etype, variant, form, kernels, monkeypatch):
     """Against the pattern of the normal parameters: the assembler's, for both forms."""
+    monkeypatch.setenv(compiled.ENVIRONMENT, kernels)
     p, p_normal, x, xp, n_extra = _case(etype, 3, variant, form)
     mask = etype.local_pattern(n_extra, p_normal)
     for block in (_fd(etype, 0.2, x, xp, p, False), _fd(etype, 0.2, x, xp, p, True)):

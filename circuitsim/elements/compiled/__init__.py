@@ -1,0 +1,73 @@
+"""Compiled twins of element kernels whose cost is arithmetic (numba, the optional
+``fast`` extra), and the one switch that chooses between them and the numpy reference.
+
+1. The numpy kernel in the element's module is the reference; its twin here computes
+   the same equations, equal to it to rounding, in one loop over the instances.
+2. ``CIRCUITSIM_KERNELS=numpy`` runs the numpy kernels only; ``numba`` runs the twins
+   from the first call (an ImportError without numba); unset (``auto``), a group's
+   kernels run in numpy until their calls have cost about what loading the twins costs
+   (``Warmup``), then in the twin when numba is installed. The switch is counted per group, so a case switches at the
+   same call in every process (a sweep gives the same numbers serially and in parallel).
+3. Without numba every kernel runs in numpy, exactly as without this package; numba is
+   imported only when a twin is first needed.
+4. The compiled functions are cached on disk (numba's ``cache=True``): a later process
+   loads them instead of compiling them.
+"""
+import functools
+import importlib
+import importlib.util
+import os
+
+ENVIRONMENT = "CIRCUITSIM_KERNELS"
+CHOICES = ("auto", "numpy", "numba")
+# importing numba and loading cached twins in a fresh process: 0.9-1.5 s measured on a
+# loaded 2-core machine (a cold compile of the body's kernels: about 6 s, once)
+LOAD_SECONDS = 1.0
+
+# keywords of the element types with a twin here (one module each, named after them)
+TWINNED = ("body", "spherical")
+
+_twins: dict = {}
+
+
+class Warmup:
+    """One group's numpy calls left before its twin takes over (contract item 2): as
+    many as cost ``LOAD_SECONDS`` at ``seconds_per_call`` — rent or buy, so that a run
+    never pays more than twice the cheaper of the two paths."""
+
+    def __init__(self, seconds_per_call: float):
+        self.left = int(LOAD_SECONDS / seconds_per_call)
+
+
+def choice() -> str:
+    """The kernels asked for by ``CIRCUITSIM_KERNELS`` (``auto`` when unset)."""
+    value = os.environ.get(ENVIRONMENT, "auto").strip().lower() or "auto"
+    if value not in CHOICES:
+        raise ValueError(f"{ENVIRONMENT}={value!r}: expected one of {', '.join(CHOICES)}")
+    return value
+
+
+@functools.cache
+def available() -> bool:
+    """Whether numba can be imported (without importing it)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def twin(module: str, warmup: Warmup):
+    """The compiled module ``circuitsim.elements.compiled.<module>`` when its kernels
+    should run for the group counted by ``warmup``, else None (the caller runs its numpy
+    reference)."""
+    wanted = choice()
+    if wanted == "numpy":
+        return None
+    if wanted == "auto":
+        if warmup.left > 0:
+            warmup.left -= 1
+            return None
+        if not available():
+            return None
+    elif not available():
+        raise ImportError(f"{ENVIRONMENT}=numba needs numba: pip install circuitsim[fast]")
+    if module not in _twins:
+        _twins[module] = importlib.import_module(f"{__name__}.{module}")
+    return _twins[module]

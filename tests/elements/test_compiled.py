@@ -1,0 +1,105 @@
+"""The compiled kernels (circuitsim/elements/compiled/) against their numpy references:
+equal to ~1e-12 relative at random states in every form, the switch of
+CIRCUITSIM_KERNELS and its warm-up, and numba never imported on the numpy path. The
+Jacobians of both paths are checked against finite differences in test_contract.py."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from helpers import REPO
+
+from circuitsim.assembly.system import prepare_params
+from circuitsim.elements import compiled, element_types
+from circuitsim.elements.base import initialisation_params
+from circuitsim.elements.declarations import ElementInstance
+
+needs_numba = pytest.mark.skipif(not compiled.available(), reason="numba not installed")
+
+
+PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
+# the variants each twin computes (the others fall back to numpy)
+VARIANTS = {"body": [{}], "spherical": [PLAIN_BALL, {**PLAIN_BALL, "inactive": [1]},
+                                        {**PLAIN_BALL, "model": "velocity"},
+                                        {**PLAIN_BALL, "model": "velocity", "inactive": [1]}]}
+
+
+def _group(keyword, n, seed, variant):
+    etype = element_types()[keyword]
+    rng = np.random.default_rng(seed)
+    insts = [ElementInstance(etype, f"X{i}", [f"n{j}" for j in range(len(etype.ports))],
+                             {**etype.sample_params(rng), **variant}, None, {},
+                             [None] * len(etype.ports))
+             for i in range(n)]
+    p = prepare_params(etype, insts)
+    nv = etype.nvars(0)
+    return etype, p, rng.normal(size=(n, nv)), rng.normal(size=(n, nv))
+
+
+def _kernels(monkeypatch, path, etype, x, xp, p):
+    monkeypatch.setenv(compiled.ENVIRONMENT, path)
+    return (etype.residual(0.3, x, xp, p),) + tuple(etype.jacobian(0.3, x, xp, p))
+
+
+@needs_numba
+@pytest.mark.parametrize("keyword,variant",
+                         [(k, v) for k in compiled.TWINNED for v in VARIANTS[k]])
+@pytest.mark.parametrize("form", ["normal", "init"])
+@pytest.mark.parametrize("n", [1, 4, 17])
+def test_compiled_kernels_equal_the_numpy_reference(keyword, variant, form, n, monkeypatch):
+    assert set(VARIANTS) == set(compiled.TWINNED)
+    for seed in range(3):
+        etype, p, x, xp = _group(keyword, n, seed, variant)
+        if form == "init":
+            p = initialisation_params(etype, p)
+        reference = _kernels(monkeypatch, "numpy", etype, x, xp, p)
+        twin = _kernels(monkeypatch, "numba", etype, x, xp, p)
+        for name, a, b in zip(("F", "dF/dx", "dF/dx'"), reference, twin):
+            assert a.shape == b.shape
+            np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max(),
+                                       err_msg=f"{keyword} ({form}, N={n}): {name}")
+
+
+def test_the_numpy_path_never_asks_for_a_twin(monkeypatch):
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numpy")
+    warmup = compiled.Warmup(1e-9)
+    warmup.left = 0
+    assert compiled.twin("body", warmup) is None
+
+
+def test_auto_waits_for_the_warmup_then_uses_the_twin_if_numba_is_there(monkeypatch):
+    monkeypatch.delenv(compiled.ENVIRONMENT, raising=False)
+    warmup = compiled.Warmup(compiled.LOAD_SECONDS / 3)
+    assert warmup.left == 3
+    assert [compiled.twin("body", warmup) for _ in range(3)] == [None] * 3
+    assert (compiled.twin("body", warmup) is not None) == compiled.available()
+    monkeypatch.setattr(compiled, "available", lambda: False)
+    assert compiled.twin("body", warmup) is None        # without numba: numpy, always
+
+
+def test_asking_for_numba_without_it_is_an_error(monkeypatch):
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numba")
+    monkeypatch.setattr(compiled, "available", lambda: False)
+    with pytest.raises(ImportError, match=r"pip install circuitsim\[fast\]"):
+        compiled.twin("body", compiled.Warmup(1.0))
+
+
+def test_an_unknown_choice_is_an_error(monkeypatch):
+    monkeypatch.setenv(compiled.ENVIRONMENT, "fortran")
+    with pytest.raises(ValueError, match="CIRCUITSIM_KERNELS='fortran'"):
+        compiled.twin("body", compiled.Warmup(1.0))
+
+
+def test_a_short_run_does_not_import_numba():
+    """A run too short to repay the twins (auto) and a run told numpy: no numba."""
+    code = ("import sys, circuitsim; "
+            "circuitsim.load(sys.argv[1]).simulate(); "
+            "print(sys.modules.get('numba') is not None)")
+    unset = {k: v for k, v in os.environ.items() if k != compiled.ENVIRONMENT}
+    for env in (unset, {**unset, compiled.ENVIRONMENT: "numpy"}):
+        out = subprocess.run([sys.executable, "-c", code, "netlists/double_pendulum.cir"],
+                             capture_output=True, text=True, check=True,
+                             env=env, cwd=str(REPO))
+        assert out.stdout.split()[-1] == "False", out.stderr
