@@ -24,12 +24,10 @@ def infer_domains(pending: list) -> dict:
     """
     uf = UnionFind()
     for el in pending:
-        for port, node in scalar_ports(el):
-            if node != GROUND:
-                uf[node]
         by_group: dict = {}
         for port, node in scalar_ports(el):
             if node != GROUND:
+                uf[node]
                 by_group.setdefault(port.group, []).append(node)
         for nodes in by_group.values():
             uf.union(*nodes)
@@ -102,13 +100,12 @@ def _connection_graph(pending: list, skip=lambda el: False) -> tuple:
     to ground."""
     nodes, edges = {GROUND: None}, []
     for el in pending:
-        for port, node in scalar_ports(el):
-            nodes[node] = None
-        if skip(el):
-            continue
+        joins = not skip(el)
         groups: dict = {}
         for port, node in scalar_ports(el):
-            groups.setdefault(port.group, []).append(node)
+            nodes[node] = None
+            if joins:
+                groups.setdefault(port.group, []).append(node)
         for group in groups.values():
             if len(group) == 1:
                 group = group + [GROUND]
