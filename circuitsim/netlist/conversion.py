@@ -11,7 +11,7 @@ from ..elements.declarations import REQUIRED, ElementInstance, RatioUnit
 from ..errors import ModelError, NetlistError
 from ..runtime import expressions
 from ..runtime.names import GROUND
-from . import ast, topology, values
+from . import ast, values
 from .scopes import node_name, scoped_name
 
 
@@ -25,9 +25,7 @@ def convert(pending: list, domains: dict) -> tuple[list, list]:
 
 def _instance(el, domains: dict, warnings: list) -> ElementInstance:
     """One pending element with its values converted and checked."""
-    scalar = [n for p, n in topology.scalar_ports(el) if n != GROUND]
-    dom = next((domains[n][0] for n in scalar), None)
-    allowed = next((domains[n][1] for n in scalar), None)
+    dom, allowed = next((domains[n] for p, n in el.scalar if n != GROUND), (None, None))
     port_domains = [domains[n][0] if n in domains and not p.frame else None
                     for p, n in zip(el.type.ports, el.nodes)]
     inst = ElementInstance(el.type, el.name, el.nodes, {}, el.loc, el.param_locs,
@@ -132,6 +130,8 @@ def _large_angles(par, value, what: str) -> list:
     """A warning for each angle written as a plain number beyond one turn (``rot=(0, 1,
     0, 90)`` is 90 rad, not 90°): (message, loc)."""
     units = par.unit if isinstance(par.unit, (list, tuple)) else [par.unit]
+    if "rad" not in units:
+        return []
     items = value.items if isinstance(value, ast.Vector) else [value]
     if len(units) == 1:
         units = units * len(items)

@@ -18,14 +18,15 @@ DEFAULT_DOMAIN = "electrical"
 def infer_domains(pending: list) -> dict:
     """Resolve the domain of every node from the ports that touch it.
 
-    ``pending`` items have ``type`` (ElementType), ``name``, ``nodes``, ``loc``.
+    ``pending`` items have ``type`` (ElementType), ``name``, ``nodes``, ``loc`` and
+    ``scalar`` (their scalar_ports).
     Returns node -> (domain or None, allowed set). Raises NetlistError on a mismatch,
     naming the node and the two elements that disagree.
     """
     uf = UnionFind()
     for el in pending:
         by_group: dict = {}
-        for port, node in scalar_ports(el):
+        for port, node in el.scalar:
             if node != GROUND:
                 uf[node]
                 by_group.setdefault(port.group, []).append(node)
@@ -34,7 +35,7 @@ def infer_domains(pending: list) -> dict:
 
     allowed: dict = {}      # root -> (set of domains, the element that last narrowed it)
     for el in pending:
-        for port, node in scalar_ports(el):
+        for port, node in el.scalar:
             domains = port.domains or _chosen_domain(el)
             if node == GROUND or domains is None:
                 continue
@@ -102,7 +103,7 @@ def _connection_graph(pending: list, skip=lambda el: False) -> tuple:
     for el in pending:
         joins = not skip(el)
         groups: dict = {}
-        for port, node in scalar_ports(el):
+        for port, node in el.scalar:
             nodes[node] = None
             if joins:
                 groups.setdefault(port.group, []).append(node)
@@ -146,7 +147,7 @@ def check_connectivity(pending: list, first_use: dict) -> list:
     for el in pending:
         if el.type.is_body:
             continue              # a body's own nodes need nothing else attached
-        for port, node in scalar_ports(el):
+        for port, node in el.scalar:
             if node in owned:
                 continue          # a damper on a body's node: the body is the other end
             if node != GROUND:
