@@ -96,20 +96,24 @@ def convert_value(par, value, scope, dom, allowed, what, prefix="", portmap=None
     return results[0]
 
 
-def _candidate_units(par, dom, allowed, port_domains) -> list:
-    """The units to try, in order, for a parameter of an element in domain ``dom``."""
+def _candidate_units(par, dom, allowed, port_domains):
+    """The units to try, in order, for a parameter of an element in domain ``dom`` (a
+    generator: the others are listed only when the first does not fit)."""
     if isinstance(par.unit, str) or par.unit is None:
-        return [par.unit]
-    if isinstance(par.unit, RatioUnit):            # known once the ports' domains are
-        return [par.unit.resolve(port_domains)]
-    if isinstance(par.unit, (list, tuple)):       # one unit per vector component
-        return [list(par.unit)]
-    first = [par.unit[dom]] if dom in par.unit else []
-    if first and allowed is not None:
-        return first
-    # domain not fixed by any element: try its default first, then the others
-    return first + [u for d, u in par.unit.items()
-                    if u not in first and (allowed is None or d in allowed)] or [None]
+        yield par.unit
+    elif isinstance(par.unit, RatioUnit):          # known once the ports' domains are
+        yield par.unit.resolve(port_domains)
+    elif isinstance(par.unit, (list, tuple)):     # one unit per vector component
+        yield list(par.unit)
+    else:
+        first = [par.unit[dom]] if dom in par.unit else []
+        yield from first
+        if first and allowed is not None:
+            return
+        # domain not fixed by any element: its default was tried first, then the others
+        others = [u for d, u in par.unit.items()
+                  if u not in first and (allowed is None or d in allowed)]
+        yield from others if first or others else [None]
 
 
 def _check_bounds(par, inst, el) -> None:

@@ -35,8 +35,9 @@ def infer_domains(pending: list) -> dict:
 
     allowed: dict = {}      # root -> (set of domains, the element that last narrowed it)
     for el in pending:
+        chosen = _chosen_domain(el)
         for port, node in el.scalar:
-            domains = port.domains or _chosen_domain(el)
+            domains = port.domains or chosen
             if node == GROUND or domains is None:
                 continue
             root = uf[node]
@@ -151,11 +152,12 @@ def check_connectivity(pending: list, first_use: dict) -> list:
             if node in owned:
                 continue          # a damper on a body's node: the body is the other end
             if node != GROUND:
-                count.setdefault(node, []).append(f"{el.name}.{port.name}")
+                count.setdefault(node, []).append((el, port))
     for node, users in count.items():
         if len(users) == 1:
+            el, port = users[0]
             warnings.append((f"node '{node}' is connected to one terminal only "
-                             f"({users[0]})", first_use.get(node)))
+                             f"({el.name}.{port.name})", first_use.get(node)))
     return warnings
 
 
