@@ -36,9 +36,10 @@ def gc_paused():
     try:
         yield
     finally:
-        if collecting and not gc.get_freeze_count():
-            gc.freeze()
-            gc.unfreeze()
+        if collecting:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

@@ -70,6 +70,7 @@ def test_objects_frozen_before_stay_frozen_and_nothing_joins_them():
         assert frozen > 0
         with gc_paused():
             built = [[i] for i in range(100)]
+        assert gc.isenabled()
         assert 0 < gc.get_freeze_count() <= frozen  # not released (unfreeze empties it)
         assert id(built[0]) in ids(0)           # not moved: a freeze would take it
     """)
