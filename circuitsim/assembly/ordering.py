@@ -23,6 +23,9 @@ from ..runtime.names import GROUND
 def tree_order(system) -> np.ndarray | None:
     """A permutation of the ``system``'s unknowns (order[k] = the unknown eliminated
     k-th), or None when the circuit has no frames."""
+    if not any(g.etype.is_body or any(port.frame for port in g.etype.ports)
+               for g in system.groups):
+        return None                     # no frames: nothing below would be found
     n = system.n
     frame_vars: dict = {}               # frame node -> its 13 unknowns
     attached = defaultdict(list)        # frame node -> unknowns of one-frame elements

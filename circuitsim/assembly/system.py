@@ -151,16 +151,21 @@ class System(DAEProblem):
             key = (inst.type, inst.type.group_key(inst), len(extra))
             buckets.setdefault(key, []).append((inst, extra))
         groups = []
+        of = self.numbering.of
         for (etype, _, n_extra), items in buckets.items():
             insts = [inst for inst, _ in items]
             var_idx, row_idx = [], []
             for inst, extra in items:
                 port_vars, port_rows = [], []
                 for port, node in zip(etype.ports, inst.nodes):
-                    v, r = self._port_indices(port, node)
-                    port_vars += v
-                    port_rows += r
-                states = [self.numbering.of(f"{inst.name}.{s.name}") for s in etype.states]
+                    if port.frame:
+                        v, r = self._frame_indices(node)
+                        port_vars += v
+                        port_rows += r
+                    else:                       # a node: its unknown is its row
+                        port_vars.append(of(node))
+                        port_rows.append(port_vars[-1])
+                states = [of(f"{inst.name}.{s.name}") for s in etype.states]
                 extras = [self._extra_index(inst, name) for name in extra]
                 var_idx.append(port_vars + states + extras)
                 row_idx.append(port_rows + states)
@@ -172,12 +177,9 @@ class System(DAEProblem):
                                 etype.local_pattern(n_extra, p)))
         return groups
 
-    def _port_indices(self, port, node) -> tuple[list, list]:
-        """Global unknowns and rows of one port. A frame port reads the body's 13
-        variables; the ground frame reads constants (zeros, and q0 = 1)."""
-        if not port.frame:
-            i = self.numbering.of(node)
-            return [i], [i]
+    def _frame_indices(self, node) -> tuple[list, list]:
+        """Global unknowns and rows of a frame port: the body's 13 variables; the ground
+        frame reads constants (zeros, and q0 = 1)."""
         if node == GROUND:
             values = [self.zero] * len(FRAME_VARS)
             values[FRAME_VARS.index("q0")] = self.one

@@ -11,7 +11,7 @@ from ..elements.declarations import REQUIRED, ElementInstance, RatioUnit
 from ..errors import ModelError, NetlistError
 from ..runtime import expressions
 from ..runtime.names import GROUND
-from . import ast, topology, values
+from . import ast, values
 from .scopes import node_name, scoped_name
 
 
@@ -25,9 +25,7 @@ def convert(pending: list, domains: dict) -> tuple[list, list]:
 
 def _instance(el, domains: dict, warnings: list) -> ElementInstance:
     """One pending element with its values converted and checked."""
-    scalar = [n for p, n in topology.scalar_ports(el) if n != GROUND]
-    dom = next((domains[n][0] for n in scalar), None)
-    allowed = next((domains[n][1] for n in scalar), None)
+    dom, allowed = next((domains[n] for p, n in el.scalar if n != GROUND), (None, None))
     port_domains = [domains[n][0] if n in domains and not p.frame else None
                     for p, n in zip(el.type.ports, el.nodes)]
     inst = ElementInstance(el.type, el.name, el.nodes, {}, el.loc, el.param_locs,
@@ -98,20 +96,24 @@ def convert_value(par, value, scope, dom, allowed, what, prefix="", portmap=None
     return results[0]
 
 
-def _candidate_units(par, dom, allowed, port_domains) -> list:
-    """The units to try, in order, for a parameter of an element in domain ``dom``."""
+def _candidate_units(par, dom, allowed, port_domains):
+    """The units to try, in order, for a parameter of an element in domain ``dom`` (a
+    generator: the others are listed only when the first does not fit)."""
     if isinstance(par.unit, str) or par.unit is None:
-        return [par.unit]
-    if isinstance(par.unit, RatioUnit):            # known once the ports' domains are
-        return [par.unit.resolve(port_domains)]
-    if isinstance(par.unit, (list, tuple)):       # one unit per vector component
-        return [list(par.unit)]
-    first = [par.unit[dom]] if dom in par.unit else []
-    if first and allowed is not None:
-        return first
-    # domain not fixed by any element: try its default first, then the others
-    return first + [u for d, u in par.unit.items()
-                    if u not in first and (allowed is None or d in allowed)] or [None]
+        yield par.unit
+    elif isinstance(par.unit, RatioUnit):          # known once the ports' domains are
+        yield par.unit.resolve(port_domains)
+    elif isinstance(par.unit, (list, tuple)):     # one unit per vector component
+        yield list(par.unit)
+    else:
+        first = [par.unit[dom]] if dom in par.unit else []
+        yield from first
+        if first and allowed is not None:
+            return
+        # domain not fixed by any element: its default was tried first, then the others
+        others = [u for d, u in par.unit.items()
+                  if u not in first and (allowed is None or d in allowed)]
+        yield from others if first or others else [None]
 
 
 def _check_bounds(par, inst, el) -> None:
@@ -132,6 +134,8 @@ def _large_angles(par, value, what: str) -> list:
     """A warning for each angle written as a plain number beyond one turn (``rot=(0, 1,
     0, 90)`` is 90 rad, not 90°): (message, loc)."""
     units = par.unit if isinstance(par.unit, (list, tuple)) else [par.unit]
+    if "rad" not in units:
+        return []
     items = value.items if isinstance(value, ast.Vector) else [value]
     if len(units) == 1:
         units = units * len(items)

@@ -65,7 +65,7 @@ def _nodes(pending: list, domains: dict) -> tuple[dict, dict]:
     first_use: dict = {}
     nodes: dict = {}
     for el in pending:
-        for port, node in topology.scalar_ports(el):
+        for port, node in el.scalar:
             if node == GROUND:
                 continue
             first_use.setdefault(node, el.loc)

@@ -7,6 +7,7 @@ unconverted: the domains of the nodes, which choose the units, are not known yet
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from ..elements import element_types, lookup
 from ..errors import Loc, NetlistError, did_you_mean
 from . import ast, scopes
 from .conversion import convert_value
+from .topology import scalar_ports
 from .definitions import Definitions
 
 MAX_DEPTH = 50          # subcircuit nesting deeper than this is a recursion
@@ -30,6 +32,10 @@ class Pending:
     param_locs: dict = field(default_factory=dict)
     prefix: str = ""        # instance scope: how names in its expressions map to nodes
     portmap: dict = field(default_factory=dict)
+    scalar: list = field(init=False)    # (port, node) of its scalar ports, read by each check
+
+    def __post_init__(self):
+        self.scalar = scalar_ports(self)
 
 
 def expand(definitions: Definitions, scope, element_overrides: dict,
@@ -145,7 +151,7 @@ class _Expansion:
 
     def _primitive(self, st, etype, full, prefix, portmap, scope) -> None:
         """A line of a built-in element type: its nodes and written parameters."""
-        written = etype.positional_ports()
+        written, declared, named_ports = _layout(etype)
         nports = 0 if etype.is_body else len(written)
         if len(st.positional) < nports:
             raise NetlistError(
@@ -156,15 +162,12 @@ class _Expansion:
             nodes = [f"{full}.{p.name}" for p in etype.ports]
         else:
             nodes = [scopes.node_name(v, prefix, portmap) for v in st.positional[:nports]]
-        declared = {p.name: p for p in etype.params}
         given = _positional_param(st, etype, full, nodes, written, nports, declared)
         written = self._written_params(st, declared, etype, full, given)
         assigns = {name: (value, scope) for name, (value, _) in written.items()}
         locs = {name: loc for name, (_, loc) in written.items()}
         if not etype.is_body:   # ports named by a parameter (a joint's flange)
-            for port in etype.ports:
-                if port.param is None:
-                    continue
+            for port in named_ports:
                 value = assigns.get(port.param, (None,))[0]
                 nodes.append(f"{full}.{port.name}" if value is None
                              else scopes.node_name(value, prefix, portmap))
@@ -186,6 +189,14 @@ class _Expansion:
             given[name] = (value, self.global_scope, loc)
         local = scopes.subcircuit_scope(sub, full, given, self.global_scope)
         self.expand(sub.body, full + ".", inner_map, local, depth + 1)
+
+
+@cache
+def _layout(etype) -> tuple:
+    """An element type's positional ports, {parameter name: declaration} and the ports a
+    parameter names, read once per type rather than once per element line."""
+    return (etype.positional_ports(), {p.name: p for p in etype.params},
+            tuple(p for p in etype.ports if p.param is not None))
 
 
 def _positional_param(st, etype, full, nodes, written, nports, declared) -> dict:

@@ -4,6 +4,8 @@ reaches the elements that use it and the link hooks see the bodies' initial pose
 """
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ..elements.declarations import FRAME_VARS
@@ -18,6 +20,8 @@ def check_frames(pending: list) -> None:
     the two frames of a joint or 3D spring differ."""
     bodies = {el.name for el in pending if el.type.is_body}
     for el in pending:
+        if not _has_frames(el.type):
+            continue
         for port, node in zip(el.type.ports, el.nodes):
             if port.frame and node != GROUND and node not in bodies:
                 raise NetlistError(
@@ -32,9 +36,17 @@ def check_frames(pending: list) -> None:
                 "frames must differ (one of them may be 0, the ground)", el.loc)
 
 
+@cache
+def _has_frames(etype) -> bool:
+    """Does an element type have a frame port? (Asked once per type, not per element.)"""
+    return any(port.frame for port in etype.ports)
+
+
 def unattached_bodies(pending: list) -> list:
     """A body that no element touches and that is given no initial motion is most
     likely a forgotten joint: a warning (a body flying freely on purpose has v= or w=)."""
+    if not any(el.type.is_body for el in pending):
+        return []
     touched = set()
     for el in pending:
         if el.type.is_body:

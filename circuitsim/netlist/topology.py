@@ -18,26 +18,26 @@ DEFAULT_DOMAIN = "electrical"
 def infer_domains(pending: list) -> dict:
     """Resolve the domain of every node from the ports that touch it.
 
-    ``pending`` items have ``type`` (ElementType), ``name``, ``nodes``, ``loc``.
+    ``pending`` items have ``type`` (ElementType), ``name``, ``nodes``, ``loc`` and
+    ``scalar`` (their scalar_ports).
     Returns node -> (domain or None, allowed set). Raises NetlistError on a mismatch,
     naming the node and the two elements that disagree.
     """
     uf = UnionFind()
     for el in pending:
-        for port, node in scalar_ports(el):
+        by_group: dict = {}
+        for port, node in el.scalar:
             if node != GROUND:
                 uf[node]
-        by_group: dict = {}
-        for port, node in scalar_ports(el):
-            if node != GROUND:
                 by_group.setdefault(port.group, []).append(node)
         for nodes in by_group.values():
             uf.union(*nodes)
 
     allowed: dict = {}      # root -> (set of domains, the element that last narrowed it)
     for el in pending:
-        for port, node in scalar_ports(el):
-            domains = port.domains or _chosen_domain(el)
+        chosen = _chosen_domain(el)
+        for port, node in el.scalar:
+            domains = port.domains or chosen
             if node == GROUND or domains is None:
                 continue
             root = uf[node]
@@ -102,13 +102,12 @@ def _connection_graph(pending: list, skip=lambda el: False) -> tuple:
     to ground."""
     nodes, edges = {GROUND: None}, []
     for el in pending:
-        for port, node in scalar_ports(el):
-            nodes[node] = None
-        if skip(el):
-            continue
+        joins = not skip(el)
         groups: dict = {}
-        for port, node in scalar_ports(el):
-            groups.setdefault(port.group, []).append(node)
+        for port, node in el.scalar:
+            nodes[node] = None
+            if joins:
+                groups.setdefault(port.group, []).append(node)
         for group in groups.values():
             if len(group) == 1:
                 group = group + [GROUND]
@@ -149,15 +148,16 @@ def check_connectivity(pending: list, first_use: dict) -> list:
     for el in pending:
         if el.type.is_body:
             continue              # a body's own nodes need nothing else attached
-        for port, node in scalar_ports(el):
+        for port, node in el.scalar:
             if node in owned:
                 continue          # a damper on a body's node: the body is the other end
             if node != GROUND:
-                count.setdefault(node, []).append(f"{el.name}.{port.name}")
+                count.setdefault(node, []).append((el, port))
     for node, users in count.items():
         if len(users) == 1:
+            el, port = users[0]
             warnings.append((f"node '{node}' is connected to one terminal only "
-                             f"({users[0]})", first_use.get(node)))
+                             f"({el.name}.{port.name})", first_use.get(node)))
     return warnings
 
 

@@ -183,3 +183,17 @@ def test_unit_of_wrong_dimension_is_an_error(mantissa, suffix, unit):
 def test_lone_m_on_a_non_length_is_milli():
     assert units.to_si(1, "m", "Ohm") == pytest.approx(1e-3)
     assert units.to_si(1, "m", "m") == 1.0
+
+
+def test_a_suffix_read_again_gives_the_same_answer_and_a_fresh_error():
+    # the reading of a suffix is cached, errors included: each caller gets its own
+    # exception (its traceback and notes are not shared), with the same type and message
+    first = [units._try_unit(s) for s in ("k", "kg", "k", "kg")]
+    assert first[1] == first[3] and first[1][0] is not None and first[1][1] is None
+    (q1, e1), (q2, e2) = first[0], first[2]
+    assert q1 is None and q2 is None and e1 is not e2
+    assert type(e1) is type(e2) and str(e1) == str(e2) and isinstance(e1, UnitError)
+    for _ in range(2):
+        with pytest.raises(UnitError, match="kx"):
+            to_si(1, "kx", "m")
+    assert to_si(2, "k", "1") == to_si(2, "k", "1") == 2000.0
