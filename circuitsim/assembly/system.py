@@ -496,6 +496,19 @@ class System(DAEProblem):
                 for o in g.etype.outputs
                 if (kind is None or o.kind == kind) and (unit is None or o.unit == unit)]
 
+    def recorded_unknowns(self, names) -> np.ndarray:
+        """(n,) 1.0 for the unknowns the variables ``names`` are computed from (solver
+        hook (18)): an unknown itself, or every unknown of an element one of whose
+        outputs is named (an output may read any of its element's unknowns)."""
+        named = set(names)
+        recorded = np.array([name in named for name in self.names], dtype=float)
+        for g in self.groups:
+            for k, inst in enumerate(g.instances):
+                if any(f"{inst.name}.{o.name}" in named for o in g.etype.outputs):
+                    idx = g.var_idx[k]
+                    recorded[idx[idx < self.n]] = 1.0
+        return recorded
+
     def compute_outputs(self, t: np.ndarray, Y: np.ndarray, YP: np.ndarray) -> np.ndarray:
         """Element outputs at the output times: (T, n_outputs) in output_names() order."""
         T = len(t)

@@ -53,7 +53,7 @@ from .history import GAMMA, MAX_ORDER, History
 from .initial import consistent_initial_conditions
 from .newton import MAX_ITERS, BadValues, Newton, residual, wrms
 from .problem import DAEProblem, unknown_names
-from .recording import Recorder, SolverOutput
+from .recording import Recorder, SolverOutput, polished_unknowns
 from .stability import COMPLIANT_MAX_ORDER, ModeGuard
 
 SAFETY = 0.9             # aim below the tolerance so that the next step is unlikely to fail
@@ -179,9 +179,9 @@ class _Run:
         self.invariant_rows = self.newton.invariant_rows                 # (12)
         self.out = Recorder(t_out, t0, t_end, on_output)
         algebraic = np.asarray(problem.id) == 0
-        if algebraic.any():
-            self.out.polish = lambda t, y, yp: self.newton.polish(
-                t, y, yp, algebraic, self._ewt(y) * self.newton_mask)
+        if polished_unknowns(problem).any():                            # (18)
+            self.out.polish = lambda t, y, yp, keep_fit: self.newton.polish(
+                t, y, yp, algebraic, self._ewt(y) * self.newton_mask, keep_fit)
         self.stops = self._stop_points(problem.breakpoints)              # (4)
         self.istop = 0
         self.hist: History | None = None

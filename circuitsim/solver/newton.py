@@ -47,6 +47,8 @@ ROUNDING_ULPS = 16.0  # an invariant row's residual within this many ulps of its
 
 POLISH_ITERS = 3      # output-point corrections: linear models need one, mild nonlinearity two
 POLISH_TOL = 1e-3     # weighted size of the last correction that ends them
+POLISH_FIT = 1.0      # an interpolated point whose residual is within this many tolerance
+                      # units already fits the equations as well as a step does: kept
 
 
 
@@ -338,9 +340,11 @@ class Newton:
             return NewtonResult(False, reason=exc.what, worst=_culprits(exc, len(y_pred)))
         return result
 
-    def polish(self, t, y, yp, algebraic, ewt):
+    def polish(self, t, y, yp, algebraic, ewt, keep_fit=True):
         """Make an interpolated output point consistent: differential y kept, algebraic y
-        and the differential y' corrected so that F(t, y, y') = 0.
+        and the differential y' corrected so that F(t, y, y') = 0. With ``keep_fit`` a
+        point whose residual is already within POLISH_FIT tolerance units is returned
+        as it is (most points of a smooth run: the interpolant is as good as a step).
 
         The error test does not watch algebraic unknowns, so between steps their
         interpolant can be poor (an algebraic circuit driven by a fast input). With the
@@ -362,6 +366,8 @@ class Newton:
         try:
             res = residual(self.problem, t, y_new, yp_new, self.stats)
             misfit = np.max(np.abs(res) / size)
+            if keep_fit and misfit <= POLISH_FIT:
+                return y, yp
             for _ in range(POLISH_ITERS):
                 delta = self.lu.solve(-res)
                 if not np.isfinite(delta).all():

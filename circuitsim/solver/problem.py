@@ -76,6 +76,12 @@ class DAEProblem:
         the step's interpolant, ends the step there and restarts at order 1, as at a
         breakpoint. ``event_names`` [g[0], g[1], ...]: each function's name, for
         ``stats['events']``, the list of (t, name) found.
+    (18) ``recorded`` [None: all]: (n,) 1.0 for the unknowns whose values at the output
+        points are written, directly or through a quantity computed from them. An output
+        point inside a step is interpolated; the solver makes it consistent (F = 0, one
+        residual and back-substitution per correction) only if a recorded unknown is
+        algebraic, and only where the interpolant misfits the equations by more than
+        the tolerance.
     """
     n: int = 0
     id: np.ndarray = None
@@ -97,6 +103,7 @@ class DAEProblem:
     error_dimension: int | None = None
     event_functions: Callable | None = None
     event_names: Sequence[str] | None = None
+    recorded: np.ndarray | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""
