@@ -181,7 +181,8 @@ class _Run:
         algebraic = np.asarray(problem.id) == 0
         if polished_unknowns(problem).any():                            # (18)
             self.out.polish = lambda t, y, yp, keep_fit: self.newton.polish(
-                t, y, yp, algebraic, self._ewt(y) * self.newton_mask, keep_fit)
+                t, y, yp, algebraic, self._ewt(y) * self.newton_mask,
+                self._ewt(y) if keep_fit else None)
         self.stops = self._stop_points(problem.breakpoints)              # (4)
         self.istop = 0
         self.hist: History | None = None
