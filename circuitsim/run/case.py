@@ -282,8 +282,8 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
                           first_step=first_step if first_step is not None else tr.h0,
                           max_order=tr.maxorder, progress=progress)
     # the report (the equations at the points) and a caller's on_output read all of y
-    system.recorded = None if report or on_output is not None else \
-        system.recorded_unknowns(names + _diagnostic_names(system))
+    system.recorded, system.recorded_rates = (None, None) if report or on_output is not None \
+        else system.recorded_unknowns(names + _diagnostic_names(system))
     out = _integrate(system, t_end, y0, solver_options, on_output,
                      StreamWriter(stream, names, _recorder(system, cols)) if stream else None)
     result = _result(case, out, names, cols, start, scene, report)

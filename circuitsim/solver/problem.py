@@ -77,11 +77,14 @@ class DAEProblem:
         breakpoint. ``event_names`` [g[0], g[1], ...]: each function's name, for
         ``stats['events']``, the list of (t, name) found.
     (18) ``recorded`` [None: all]: (n,) 1.0 for the unknowns whose values at the output
-        points are written, directly or through a quantity computed from them. An output
-        point inside a step is interpolated; the solver makes it consistent (F = 0, one
-        residual and back-substitution per correction) only if a recorded unknown is
-        algebraic, and only where the interpolant misfits the equations by more than
-        the tolerance.
+        points are written, directly or through a quantity computed from them;
+        ``recorded_rates`` [None: all]: (n,) 1.0 for those whose y' is (a capacitor's
+        current C·dv/dt). An output point inside a step is interpolated; the solver makes
+        it consistent (F = 0: algebraic y and differential y' corrected, one residual and
+        back-substitution per correction) only if that changes something written: a
+        recorded algebraic unknown or a recorded rate of a differential one. With no
+        recorded rate, a point whose first correction moves no algebraic unknown beyond
+        the tolerance is kept as interpolated.
     """
     n: int = 0
     id: np.ndarray = None
@@ -104,6 +107,7 @@ class DAEProblem:
     event_functions: Callable | None = None
     event_names: Sequence[str] | None = None
     recorded: np.ndarray | None = None
+    recorded_rates: np.ndarray | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""

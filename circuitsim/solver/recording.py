@@ -33,13 +33,33 @@ class SolverOutput:
 
 
 def polished_unknowns(problem) -> np.ndarray:
-    """(n,) True for the algebraic unknowns whose interpolated values are written, (18):
-    output points are made consistent only if there is one (the error test watches the
-    differential unknowns, their interpolant is as accurate as the steps)."""
+    """(n,) True for the unknowns whose correction at an interpolated output point changes
+    what is written (18): the recorded algebraic unknowns (their y is corrected) and the
+    differential ones whose y' is recorded (their y' is). None without algebraic
+    unknowns: the interpolant of a differential y is as accurate as the steps, and such a
+    problem's points were never corrected."""
     algebraic = np.asarray(problem.id) == 0
-    if POLISH_ALL or problem.recorded is None:
+    if not algebraic.any():
         return algebraic
-    return algebraic & (np.asarray(problem.recorded) != 0)
+    if POLISH_ALL:
+        return np.ones_like(algebraic)
+    values = _mask(problem.recorded, len(algebraic))
+    rates = _mask(problem.recorded_rates, len(algebraic))
+    return (algebraic & values) | (~algebraic & rates)
+
+
+def keeps_fitting_points(problem, polished: np.ndarray) -> bool:
+    """Whether a point whose first correction moves no algebraic unknown beyond the
+    tolerance may be kept as interpolated (18): only if what is recorded is named (all of
+    y also means the equations at the points, a run report's balances) and no polished
+    unknown is differential (a recorded y' has no tolerance to judge its correction by)."""
+    named = problem.recorded is not None and problem.recorded_rates is not None
+    return named and not POLISH_ALL and not (polished & (np.asarray(problem.id) != 0)).any()
+
+
+def _mask(recorded, n: int) -> np.ndarray:
+    """(n,) bool of a ``recorded`` vector, None meaning all."""
+    return np.ones(n, dtype=bool) if recorded is None else np.asarray(recorded) != 0
 
 
 class Recorder:
@@ -47,8 +67,7 @@ class Recorder:
 
     def __init__(self, t_out, t0: float, t_end: float, on_output):
         self.on_output = on_output
-        self.polish = None        # (t, y, yp, keep_fit) -> consistent (y, yp) at
-                                  # interpolated points (keep_fit: leave those that fit)
+        self.polish = None        # (t, y, yp) -> consistent (y, yp) at interpolated points
         self.every = t_out is None
         self.T, self.Y, self.YP = [], [], []
         if not self.every:
@@ -103,7 +122,7 @@ class Recorder:
             for m in range(j - i):
                 y, yp = Y[m], YP[m]
                 if self.polish is not None and self.times[i + m] != t_new:
-                    y, yp = self.polish(self.times[i + m], y, yp, not POLISH_ALL)
+                    y, yp = self.polish(self.times[i + m], y, yp)
                 self._add(self.times[i + m], y, yp)
             self.next = j
 

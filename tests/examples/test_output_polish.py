@@ -1,8 +1,10 @@
 """Output points polished only where it changes something (solver item (18), Newton.polish):
 every shipped example and every study, with every interpolated point polished as the solver
-did before (recording.POLISH_ALL) against the rule (only if a recorded unknown is algebraic,
-only where the first update moves an algebraic unknown beyond the tolerance). Every recorded
-variable, multipliers and joint forces included, agrees within the run's tolerance
+did before (recording.POLISH_ALL) against the rule (only if a recorded unknown is algebraic
+or a recorded output reads a differential one's y', and then, with no y' recorded, only
+where the first update moves an algebraic unknown beyond the tolerance). Every recorded
+variable, multipliers, joint forces and capacitor currents included, agrees within the
+run's tolerance
 rtol·|y| + atol·nominal (the error test's weights, a vector's components measured
 against the vector).
 
@@ -14,26 +16,15 @@ import pytest
 import circuitsim
 from circuitsim.elements.declarations import NOMINAL
 from circuitsim.solver import recording
+from circuitsim.solver.bdf import solve
 
 from helpers import NETLISTS
 
 RUN_FRACTION = 0.1
 BOUND = 1.0         # tolerance units; measured worst 0.29 (double_pendulum "velocity")
-# Outputs computed from y' (a capacitor's current) keep the interpolant's y' at a point
-# kept, as every output point of a problem without algebraic unknowns does.
-RATE_BOUND = 50.0   # measured worst 0.31 here (landing_gear "soft"); 35.5 over rlc's whole run (C1.i)
 
 CASES = [(path.stem, study) for path in sorted(NETLISTS.glob("*.cir"))
          for study in [None] + list(circuitsim.load(path).studies)]
-
-
-def _rate_outputs(system) -> set:
-    """The outputs that change with y' (read at a random point)."""
-    rng = np.random.default_rng(0)
-    t, y, yp = np.array([0.1]), rng.random((1, system.n)), rng.random((1, system.n))
-    before = system.compute_outputs(t, y, yp)[0]
-    after = system.compute_outputs(t, y, yp + 1.0)[0]
-    return {name for name, a, b in zip(system.output_names(), before, after) if a != b}
 
 
 def _vector(name: str) -> str:
@@ -69,17 +60,39 @@ def test_polish_rule_keeps_results_within_tolerance(netlist, study, monkeypatch)
     kept = case.run(t_end=t_end)
     assert list(kept.names) == list(polished_all.names)
     assert np.array_equal(kept.t, polished_all.t)
-    rates = _rate_outputs(case.system)
-    assert _worst(case, polished_all, kept, [n for n in kept.names if n not in rates]) <= BOUND
-    assert _worst(case, polished_all, kept, [n for n in kept.names if n in rates]) <= RATE_BOUND
+    assert _worst(case, polished_all, kept, kept.names) <= BOUND
 
 
-def test_polish_off_without_recorded_algebraic_unknowns():
-    """A .probe of differential unknowns only: no output point is polished (the problem's
-    ``recorded`` leaves every algebraic unknown out)."""
-    net = circuitsim.parse(".tran 1m 10u\nV V1 in 0 V=sin(0, 1, 1k)\nR R1 in out R=1k\n"
-                           "C C1 out 0 C=1u\n.probe out\n")
-    case = net.prepare()
+RC = (".tran 1m 10u\nV V1 in 0 V=sin(0, 1, 1k)\nR R1 in out R=1k\nC C1 out 0 C=1u\n"
+      ".probe out C1.i\n")
+
+
+def test_a_recorded_rate_counts_its_differential_unknowns():
+    """A capacitor's current C·dv/dt reads y' of its nodes: recording it makes them
+    recorded rates (``System.recorded_unknowns``), the resistor's current does not."""
+    system = circuitsim.parse(RC).prepare().system
+    values, rates = system.recorded_unknowns(["C1.i"])
+    assert {system.names[i] for i in np.flatnonzero(rates)} == {"out"}
+    assert set(np.flatnonzero(values)) == set(np.flatnonzero(rates))
+    assert not system.recorded_unknowns(["R1.i"])[1].any()
+
+
+def test_a_recorded_rate_is_polished_at_every_point(monkeypatch):
+    """With a y' recorded, every interpolated point is polished as before: the results are
+    those of polishing all of them, bit for bit."""
+    case = circuitsim.parse(RC).prepare()
+    monkeypatch.setattr(recording, "POLISH_ALL", True)
+    polished_all = case.run()
+    monkeypatch.setattr(recording, "POLISH_ALL", False)
+    kept = case.run()
+    for name in kept.names:
+        assert np.array_equal(kept[name], polished_all[name]), name
+
+
+def _polishers(system, recorded) -> list:
+    """The recorder's polish at every step of a solver run where ``recorded`` is what is
+    written (solver item (18))."""
+    system.recorded, system.recorded_rates = system.recorded_unknowns(recorded)
     calls = []
     original = recording.Recorder.step
 
@@ -88,7 +101,16 @@ def test_polish_off_without_recorded_algebraic_unknowns():
         return original(self, *args, **kwargs)
     try:
         recording.Recorder.step = step
-        case.run()
+        solve(system, 0.0, 1e-3, system.initial_values(), t_out=np.linspace(0, 1e-3, 101))
     finally:
         recording.Recorder.step = original
-    assert calls and all(polish is None for polish in calls)
+    assert calls
+    return calls
+
+
+def test_polish_off_without_recorded_algebraic_unknowns_or_rates():
+    """Differential unknowns recorded, no rate: no output point is polished; the
+    capacitor's current recorded as well: every one is."""
+    system = circuitsim.parse(RC).prepare().system
+    assert all(polish is None for polish in _polishers(system, ["out"]))
+    assert all(polish is not None for polish in _polishers(system, ["out", "C1.i"]))
