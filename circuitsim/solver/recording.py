@@ -51,10 +51,14 @@ def polished_unknowns(problem) -> np.ndarray:
 def keeps_fitting_points(problem, polished: np.ndarray) -> bool:
     """Whether a point whose first correction moves no algebraic unknown beyond the
     tolerance may be kept as interpolated (18): only if what is recorded is named (all of
-    y also means the equations at the points, a run report's balances) and no polished
-    unknown is differential (a recorded y' has no tolerance to judge its correction by)."""
+    y also means the equations at the points, a run report's balances), no polished
+    unknown is differential (a recorded y' has no tolerance to judge its correction by)
+    and some unknown is (without one the error test watches nothing: the polish is all
+    the accuracy of a point)."""
+    differential = np.asarray(problem.id) != 0
     named = problem.recorded is not None and problem.recorded_rates is not None
-    return named and not POLISH_ALL and not (polished & (np.asarray(problem.id) != 0)).any()
+    return (named and not POLISH_ALL and differential.any()
+            and not (polished & differential).any())
 
 
 def _mask(recorded, n: int) -> np.ndarray:
