@@ -26,6 +26,7 @@ from .numbering import Numbering
 from .ordering import tree_order
 
 EVALUATION_ERRORS = (ArithmeticError, ValueError)   # an element saying "y is outside my domain"
+RATE_PROBES = 4      # random states at which an element's outputs are checked for reading y'
 RATE_STEP = 1e-6     # s (relative beyond 1 s): difference step of a prescribed potential's
 #                      rate; the second-order formula's error is ~RATE_STEP² V
 
@@ -497,6 +498,42 @@ class System(DAEProblem):
         return [f"{inst.name}.{o.name}" for g in self.groups for inst in g.instances
                 for o in g.etype.outputs
                 if (kind is None or o.kind == kind) and (unit is None or o.unit == unit)]
+
+    def recorded_unknowns(self, names) -> tuple:
+        """(recorded, recorded_rates), each (n,) 1.0 for the unknowns whose values (y')
+        the variables ``names`` are computed from (solver hook (18)): an unknown itself,
+        and every unknown of an element one of whose outputs is named (an output may read
+        any of its element's unknowns), also as a rate if its type's outputs read y'."""
+        named = set(names)
+        recorded = np.array([name in named for name in self.names], dtype=float)
+        rates = np.zeros(self.n)
+        for g in self.groups:
+            reads_rates = None
+            for k, inst in enumerate(g.instances):
+                if any(f"{inst.name}.{o.name}" in named for o in g.etype.outputs):
+                    idx = g.var_idx[k]
+                    recorded[idx[idx < self.n]] = 1.0
+                    if reads_rates is None:
+                        reads_rates = self._outputs_read_rates(g)
+                    if reads_rates:
+                        rates[idx[idx < self.n]] = 1.0
+        return recorded, rates
+
+    def _outputs_read_rates(self, g) -> bool:
+        """Whether the group's outputs change with y' (compute_outputs receives it): two
+        rates at RATE_PROBES random states; an output that fails or is not a number there
+        counts as reading them."""
+        rng = np.random.default_rng(0)
+        shape = (RATE_PROBES,) + g.var_idx.shape
+        t = rng.random(RATE_PROBES)
+        x = rng.normal(size=shape)
+        try:
+            with np.errstate(all="ignore"):
+                a = g.etype.compute_outputs(t, x, rng.normal(size=shape), g.p)
+                b = g.etype.compute_outputs(t, x, rng.normal(size=shape), g.p)
+        except Exception:     # noqa: BLE001 - any failure: assume the rates are read
+            return True
+        return not (np.isfinite(a).all() and np.array_equal(a, b))
 
     def compute_outputs(self, t: np.ndarray, Y: np.ndarray, YP: np.ndarray) -> np.ndarray:
         """Element outputs at the output times: (T, n_outputs) in output_names() order."""

@@ -163,6 +163,12 @@ def _operating_point(case: Case, start, t: float) -> op_analysis.OperatingPoint:
         detail)
 
 
+def _diagnostic_names(system: System) -> list:
+    """The outputs ``_diagnostics`` reads, whatever ``.probe`` keeps."""
+    return (system.output_names("energy") + system.output_names("violation", unit="m")
+            + system.output_names("force"))
+
+
 def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:
     """What a study comparison needs whatever ``.probe`` keeps: the circuit's stored
     energy over time, the largest joint gap, and every joint force."""
@@ -275,6 +281,9 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
                           max_step=max_step,
                           first_step=first_step if first_step is not None else tr.h0,
                           max_order=tr.maxorder, progress=progress)
+    # the report (the equations at the points) and a caller's on_output read all of y
+    system.recorded, system.recorded_rates = (None, None) if report or on_output is not None \
+        else system.recorded_unknowns(names + _diagnostic_names(system))
     out = _integrate(system, t_end, y0, solver_options, on_output,
                      StreamWriter(stream, names, _recorder(system, cols)) if stream else None)
     result = _result(case, out, names, cols, start, scene, report)

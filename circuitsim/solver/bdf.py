@@ -54,7 +54,7 @@ from .history import GAMMA, MAX_ORDER, History
 from .initial import consistent_initial_conditions
 from .newton import MAX_ITERS, BadValues, Newton, residual, wrms
 from .problem import DAEProblem, unknown_names
-from .recording import Recorder, SolverOutput
+from .recording import Recorder, SolverOutput, keeps_fitting_points, polished_unknowns
 from .stability import COMPLIANT_MAX_ORDER, ModeGuard
 
 SAFETY = 0.9             # aim below the tolerance so that the next step is unlikely to fail
@@ -177,9 +177,12 @@ class _Run:
         self.invariant_rows = self.newton.invariant_rows                 # (12)
         self.out = Recorder(t_out, t0, t_end, on_output)
         algebraic = np.asarray(problem.id) == 0
-        if algebraic.any():
+        polished = polished_unknowns(problem)                           # (18)
+        keep_fit = keeps_fitting_points(problem, polished)
+        if polished.any():
             self.out.polish = lambda t, y, yp: self.newton.polish(
-                t, y, yp, algebraic, self._ewt(y) * self.newton_mask)
+                t, y, yp, algebraic, self._ewt(y) * self.newton_mask,
+                self._ewt(y) if keep_fit else None)
         self.stops = self._stop_points(problem.breakpoints)              # (4)
         self.istop = 0
         self.hist: History | None = None

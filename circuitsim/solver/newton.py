@@ -49,6 +49,11 @@ ROUNDING_ULPS = 16.0  # an invariant row's residual within this many ulps of its
 
 POLISH_ITERS = 3      # output-point corrections: linear models need one, mild nonlinearity two
 POLISH_TOL = 1e-3     # weighted size of the last correction that ends them
+POLISH_FIT = 1.0      # an interpolated point whose first polishing update is within this
+                      # many tolerance units (rtol·|y| + atol) is kept: it already fits
+POLISH_FIT_INVARIANTS = 0.1   # ... with invariant rows (a mechanism's velocity constraints,
+                      # not Newton's here) the first update underestimates the whole by up
+                      # to 7x (measured on the pendulum's studies): a margin
 
 
 
@@ -372,7 +377,7 @@ class Newton:
             return NewtonResult(False, reason=exc.what, worst=_culprits(exc, len(y_pred)))
         return result
 
-    def polish(self, t, y, yp, algebraic, ewt):
+    def polish(self, t, y, yp, algebraic, ewt, fit=None):
         """Make an interpolated output point consistent: differential y kept, algebraic y
         and the differential y' corrected so that F(t, y, y') = 0.
 
@@ -380,24 +385,30 @@ class Newton:
         interpolant can be poor (an algebraic circuit driven by a fast input). With the
         kept matrix J = dF/dy + cj dF/dy', the update y_a += delta_a, y'_d += cj delta_d is
         Newton's method for (y_a, y'_d) up to O(dF/dy_d / cj). Cheap: a residual and a
-        back-substitution per iteration, no new matrix. Returns the input if it fails, or
-        if it leaves the equations less satisfied than it found them (in tolerance units,
-        |F_i| / (|J_i|·tol)): a row without y' that holds differential unknowns (a joint's
-        velocity constraint) is not Newton's here, and near a singular configuration the
-        kept matrix turns its residual into a large change of an algebraic unknown (a
-        body's ω)."""
+        back-substitution per iteration, no new matrix. ``fit``: the error weights of y
+        (multipliers included); a point whose first update of the algebraic unknowns is
+        within POLISH_FIT in them (POLISH_FIT_INVARIANTS with invariant rows) is returned
+        as it is: polishing would change nothing beyond the tolerance. Returns the input
+        if it fails, or if it leaves the equations less satisfied than it found them (in
+        tolerance units, |F_i| / (|J_i|·tol)): a row without y' that holds differential
+        unknowns (a joint's velocity constraint) is not Newton's here, and near a
+        singular configuration the kept matrix turns its residual into a large change
+        of an algebraic unknown (a body's ω)."""
         if self.lu is None:
             return y, yp
         y_new, yp_new = y.copy(), yp.copy()
         differential = ~algebraic
         tol = np.divide(1.0, ewt, out=np.zeros_like(ewt), where=ewt > 0)
-        size = self.magnitude @ tol                     # a row's terms at tolerance size
-        size[size == 0] = 1.0
         try:
             res = residual(self.problem, t, y_new, yp_new, self.stats)
+            delta = self.lu.solve(-res)
+            limit = POLISH_FIT if self.invariant_rows is None else POLISH_FIT_INVARIANTS
+            if fit is not None and _fits(delta, algebraic, fit, limit):
+                return y, yp
+            size = self.magnitude @ tol                 # a row's terms at tolerance size
+            size[size == 0] = 1.0
             misfit = np.max(np.abs(res) / size)
-            for _ in range(POLISH_ITERS):
-                delta = self.lu.solve(-res)
+            for k in range(POLISH_ITERS):
                 if not np.isfinite(delta).all():
                     return y, yp
                 y_new[algebraic] += delta[algebraic]
@@ -405,6 +416,8 @@ class Newton:
                 res = residual(self.problem, t, y_new, yp_new, self.stats)
                 if wrms(delta * algebraic, ewt) <= POLISH_TOL:
                     break
+                if k + 1 < POLISH_ITERS:
+                    delta = self.lu.solve(-res)
         except BadValues:
             return y, yp
         if not np.max(np.abs(res) / size) <= misfit:
@@ -491,3 +504,13 @@ class Newton:
         return NewtonResult(False, niter=MAX_ITERS,
                             reason=f"Newton's method did not converge in {MAX_ITERS} iterations",
                             worst=np.abs(delta * ewt))
+
+
+def _fits(delta, algebraic, weights, limit) -> bool:
+    """Whether a polishing update leaves every algebraic unknown within ``limit`` in
+    its error weight (the largest entry, not the RMS, multipliers included: none moves
+    beyond its tolerance). The update of a differential y' is not weighed: a point kept
+    has the interpolant's y', as every output point of a problem without algebraic
+    unknowns has."""
+    return bool(np.max(np.abs(delta[algebraic]) * weights[algebraic], initial=0.0)
+                <= limit)

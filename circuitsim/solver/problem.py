@@ -76,6 +76,15 @@ class DAEProblem:
         the step's interpolant, ends the step there and restarts at order 1, as at a
         breakpoint. ``event_names`` [g[0], g[1], ...]: each function's name, for
         ``stats['events']``, the list of (t, name) found.
+    (18) ``recorded`` [None: all]: (n,) 1.0 for the unknowns whose values at the output
+        points are written, directly or through a quantity computed from them;
+        ``recorded_rates`` [None: all]: (n,) 1.0 for those whose y' is (a capacitor's
+        current C·dv/dt). An output point inside a step is interpolated; the solver makes
+        it consistent (F = 0: algebraic y and differential y' corrected, one residual and
+        back-substitution per correction) only if that changes something written: a
+        recorded algebraic unknown or a recorded rate of a differential one. With no
+        recorded rate, a point whose first correction moves no algebraic unknown beyond
+        the tolerance is kept as interpolated.
     """
     n: int = 0
     id: np.ndarray = None
@@ -97,6 +106,8 @@ class DAEProblem:
     error_dimension: int | None = None
     event_functions: Callable | None = None
     event_names: Sequence[str] | None = None
+    recorded: np.ndarray | None = None
+    recorded_rates: np.ndarray | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""

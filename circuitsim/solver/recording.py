@@ -15,6 +15,8 @@ MAX_POINTS = 10_000_000  # recorded points held in memory ...
 MAX_POINT_BYTES = 4 * 2**30   # ... and their bytes (y and y')
 
 EPS = np.finfo(float).eps
+POLISH_ALL = False       # True: every interpolated point polished whatever is recorded and
+                         # however well it fits (the reference the tests compare against)
 
 
 @dataclass
@@ -28,6 +30,40 @@ class SolverOutput:
     error: SolverError | None = None
     message: str = ""
     initial: dict = field(default_factory=dict)   # consistent_initial_conditions' info at t0
+
+
+def polished_unknowns(problem) -> np.ndarray:
+    """(n,) True for the unknowns whose correction at an interpolated output point changes
+    what is written (18): the recorded algebraic unknowns (their y is corrected) and the
+    differential ones whose y' is recorded (their y' is). None without algebraic
+    unknowns: the interpolant of a differential y is as accurate as the steps, and such a
+    problem's points were never corrected."""
+    algebraic = np.asarray(problem.id) == 0
+    if not algebraic.any():
+        return algebraic
+    if POLISH_ALL:
+        return np.ones_like(algebraic)
+    values = _mask(problem.recorded, len(algebraic))
+    rates = _mask(problem.recorded_rates, len(algebraic))
+    return (algebraic & values) | (~algebraic & rates)
+
+
+def keeps_fitting_points(problem, polished: np.ndarray) -> bool:
+    """Whether a point whose first correction moves no algebraic unknown beyond the
+    tolerance may be kept as interpolated (18): only if what is recorded is named (all of
+    y also means the equations at the points, a run report's balances), no polished
+    unknown is differential (a recorded y' has no tolerance to judge its correction by)
+    and some unknown is (without one the error test watches nothing: the polish is all
+    the accuracy of a point)."""
+    differential = np.asarray(problem.id) != 0
+    named = problem.recorded is not None and problem.recorded_rates is not None
+    return (named and not POLISH_ALL and differential.any()
+            and not (polished & differential).any())
+
+
+def _mask(recorded, n: int) -> np.ndarray:
+    """(n,) bool of a ``recorded`` vector, None meaning all."""
+    return np.ones(n, dtype=bool) if recorded is None else np.asarray(recorded) != 0
 
 
 class Recorder:
