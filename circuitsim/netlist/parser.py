@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_right
 from functools import lru_cache
 from importlib import resources
 from typing import Callable
@@ -121,18 +122,17 @@ def _parse_fast(lines: list, filename: str) -> list | None:
         lark = _fast_lark()
         statements: list = []
         start = None             # first line of the run of lines for Lark
-        for i, line in enumerate(lines):
-            m = _SIMPLE_LINE.fullmatch(line)
-            if m is not None and not _continued(lines, i):
-                st = _simple_element(m, i + 1, line, filename)
-                if st is not None:
-                    if start is not None:
-                        statements += _parse_run(lark, lines, start, i, filename)
-                        start = None
-                    statements.append(st)
-                    continue
-            if start is None and not _BLANK_OR_COMMENT.match(line):
+        i = 0
+        while i < len(lines):
+            st, stop = _fast_statement(lines, i, filename)
+            if st is not None:
+                if start is not None:
+                    statements += _parse_run(lark, lines, start, i, filename)
+                    start = None
+                statements.append(st)
+            elif start is None and not _BLANK_OR_COMMENT.match(lines[i]):
                 start = i
+            i = stop
         if start is not None:
             statements += _parse_run(lark, lines, start, len(lines), filename)
         return statements
@@ -142,6 +142,20 @@ def _parse_fast(lines: list, filename: str) -> list | None:
         if _FAST_BUILDER is not None:
             _FAST_BUILDER.locate, _FAST_BUILDER.src = None, ""
         _FAST_LOCK.release()
+
+
+def _fast_statement(lines: list, i: int, filename: str) -> tuple:
+    """(the statement that starts on line ``i``, the index of the line after it), or
+    (None, i + 1) when line ``i`` is left to Lark (or holds no statement)."""
+    line = lines[i]
+    m = _SIMPLE_LINE.fullmatch(line)
+    continued = _continued(lines, i)
+    if m is not None and not continued:
+        return _simple_element(m, i + 1, line, filename), i + 1
+    if (continued or "(" in line) and _HEAD.match(line):
+        stop = _statement_stop(lines, i)
+        return _listed_element(lines, i, stop, filename), stop
+    return None, i + 1
 
 
 def _continued(lines: list, i: int) -> bool:
@@ -188,6 +202,111 @@ def _simple_element(m: re.Match, number: int, line: str, filename: str) -> ast.E
     return ast.ElementStmt(m.group(1), m.group(2), positional, params,
                            Loc(filename, number, m.start(1) + 1, line),
                            Loc(filename, number, m.start(2) + 1, line))
+
+
+# An element line with calls of plain arguments: V=pwl(0, 0, 1m, 12, breakpoints=jumps),
+# over '+' continuation lines if need be. The statement's lines are joined as Lark reads
+# them; _SEP is what Lark skips between two tokens (blanks, a ';' comment to the end of
+# its line, the line break and '+' of a continuation, with blank and comment lines
+# between). Every name and number must end where a token must end (_WORD_END), so that
+# the pieces can be matched in one way only and each is the token Lark's lexer makes
+# there (as for _SIMPLE_LINE above).
+# Anything else (braces, vectors, strings, nested calls, units with * / ^) is Lark's.
+_SEP = r"(?:[ \t]|;[^\n]*(?![^\n])|\n(?:[ \t]*(?:[*;][^\n]*)?\n)*[ \t]*\+)*"
+_WORD_END = r"(?=[ \t;\n=,)]|\Z)"
+_KEY = rf"(?:({_NAME}){_SEP}={_SEP})?"
+_HEAD = re.compile(rf"[ \t]*({_NAME}){_WORD_END}{_SEP}({_NAME}){_WORD_END}", re.ASCII)
+_ITEM = re.compile(rf"{_SEP}{_KEY}(?:([A-Za-z_]\w*)\(|({_NAME}){_WORD_END}"
+                   rf"|({_NUMBER}){_WORD_END})", re.ASCII)
+_ARG = re.compile(rf"{_SEP}{_KEY}(?:({_NAME})|({_NUMBER})){_WORD_END}{_SEP}([,)])",
+                  re.ASCII)
+_NO_ARGS = re.compile(rf"{_SEP}\)", re.ASCII)
+_REST = re.compile(_SEP, re.ASCII)
+
+
+def _statement_stop(lines: list, i: int) -> int:
+    """The index of the line after the statement that starts on line ``i`` (after its
+    last '+' continuation line)."""
+    stop = i + 1
+    for j in range(i + 1, len(lines)):
+        if _CONTINUATION.match(lines[j]):
+            stop = j + 1
+        elif not _BLANK_OR_COMMENT.match(lines[j]):
+            break
+    return stop
+
+
+class _Positions:
+    """Offsets in the joined lines[start:stop] -> Loc (file:line:col of that line)."""
+
+    def __init__(self, lines: list, start: int, stop: int, filename: str):
+        self.lines, self.start, self.filename = lines, start, filename
+        self.offsets = [0]
+        for line in lines[start:stop - 1]:
+            self.offsets.append(self.offsets[-1] + len(line) + 1)
+
+    def loc(self, pos: int) -> Loc:
+        k = bisect_right(self.offsets, pos) - 1
+        return Loc(self.filename, self.start + k + 1, pos - self.offsets[k] + 1,
+                   self.lines[self.start + k])
+
+
+def _listed_element(lines: list, start: int, stop: int, filename: str) -> ast.ElementStmt | None:
+    """The statement of lines[start:stop] if its values are names, numbers and calls of
+    names and numbers (each maybe key=...), else None."""
+    src = "\n".join(lines[start:stop])
+    at = _Positions(lines, start, stop, filename).loc
+    head = _HEAD.match(src)
+    positional, params = [], []
+    pos = head.end()
+    while (item := _ITEM.match(src, pos)) is not None:
+        key, func, name, text = item.groups()
+        if func is not None:
+            value, pos = _listed_call(src, item.start(2), item.end(), at)
+            if value is None:
+                return None
+        else:
+            pos = item.end()
+            value = _word(name, item.start(3), text, item.start(4), at)
+        if key is None:
+            positional.append(value)
+        else:
+            params.append(ast.Assign(key, value, at(item.start(1))))
+    if _REST.fullmatch(src, pos) is None:
+        return None
+    return ast.ElementStmt(head.group(1), head.group(2), positional, params,
+                           at(head.start(1)), at(head.start(2)))
+
+
+def _listed_call(src: str, first: int, pos: int, at) -> tuple:
+    """(the ast.Call whose name starts at ``first`` and whose arguments start at ``pos``,
+    the offset after its ')'), or (None, pos) if an argument is not a name or a number."""
+    args, keywords = [], []
+    closed = _NO_ARGS.match(src, pos)
+    while closed is None:
+        arg = _ARG.match(src, pos)
+        if arg is None:
+            return None, pos
+        key, name, text, delimiter = arg.groups()
+        value = _word(name, arg.start(2), text, arg.start(3), at)
+        if key is None:
+            args.append(value)
+        else:
+            keywords.append(ast.Assign(key, value, at(arg.start(1))))
+        pos = arg.end()
+        if delimiter == ")":
+            break
+    end = closed.end() if closed is not None else pos
+    return ast.Call(at(first), src[first:end], src[first:src.index("(", first)],
+                    args, keywords), end
+
+
+def _word(name: str | None, name_at: int, text: str, text_at: int, at) -> ast.Value:
+    """The Ident ``name`` (at offset ``name_at``) if there is one, else the Number ``text``."""
+    if name is not None:
+        return ast.Ident(at(name_at), name, name)
+    mantissa, suffix = split_number(text)
+    return ast.Number(at(text_at), text, mantissa, suffix)
 
 
 def parse_expression(text: str, loc: Loc | None = None):
