@@ -78,6 +78,8 @@ def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
 # --- the fast route -------------------------------------------------------------------------
 # parse() first tries this route, which gives the same statements without a parse tree:
 #  * simple element lines (below) are split by two regular expressions;
+#  * element lines whose calls take plain numbers and names (a long pwl), over '+'
+#    continuation lines too, are read piece by piece by a few more (further below);
 #  * the other lines go, in runs, through a second Lark parser that runs the builder as
 #    each rule is reduced. Lark binds the callbacks when it is constructed, so this
 #    parser has one builder, whose locate/src are set for each run; _FAST_LOCK keeps it
