@@ -69,8 +69,15 @@ def test_the_numpy_path_never_asks_for_a_twin(monkeypatch):
     assert compiled.twin("body", warmup) is None
 
 
-def test_auto_waits_for_the_warmup_then_uses_the_twin_if_numba_is_there(monkeypatch):
+def test_unset_is_numpy(monkeypatch):
     monkeypatch.delenv(compiled.ENVIRONMENT, raising=False)
+    warmup = compiled.Warmup(1e-9)
+    warmup.left = 0
+    assert compiled.choice() == "numpy" and compiled.twin("body", warmup) is None
+
+
+def test_auto_waits_for_the_warmup_then_uses_the_twin_if_numba_is_there(monkeypatch):
+    monkeypatch.setenv(compiled.ENVIRONMENT, "auto")
     warmup = compiled.Warmup(compiled.LOAD_SECONDS / 3)
     assert warmup.left == 3
     assert [compiled.twin("body", warmup) for _ in range(3)] == [None] * 3
@@ -93,12 +100,14 @@ def test_an_unknown_choice_is_an_error(monkeypatch):
 
 
 def test_a_short_run_does_not_import_numba():
-    """A run too short to repay the twins (auto) and a run told numpy: no numba."""
+    """A run too short to repay the twins (auto), an unset choice and a run told numpy:
+    no numba."""
     code = ("import sys, circuitsim; "
             "circuitsim.load(sys.argv[1]).simulate(); "
             "print(sys.modules.get('numba') is not None)")
     unset = {k: v for k, v in os.environ.items() if k != compiled.ENVIRONMENT}
-    for env in (unset, {**unset, compiled.ENVIRONMENT: "numpy"}):
+    for env in (unset, {**unset, compiled.ENVIRONMENT: "numpy"},
+                {**unset, compiled.ENVIRONMENT: "auto"}):
         out = subprocess.run([sys.executable, "-c", code, "netlists/double_pendulum.cir"],
                              capture_output=True, text=True, check=True,
                              env=env, cwd=str(REPO))

@@ -3,11 +3,14 @@
 
 1. The numpy kernel in the element's module is the reference; its twin here computes
    the same equations, equal to it to rounding, in one loop over the instances.
-2. ``CIRCUITSIM_KERNELS=numpy`` runs the numpy kernels only; ``numba`` runs the twins
-   from the first call (an ImportError without numba); unset (``auto``), a group's
-   kernels run in numpy until their calls have cost about what loading the twins costs
-   (``Warmup``), then in the twin when numba is installed. The switch is counted per group, so a case switches at the
-   same call in every process (a sweep gives the same numbers serially and in parallel).
+2. ``CIRCUITSIM_KERNELS=numpy`` (the default, also when unset) runs the numpy kernels
+   only; ``numba`` runs the twins from the first call (an ImportError without numba);
+   ``auto`` runs a group's kernels in numpy until their calls have cost about what
+   loading the twins costs (``Warmup``), then in the twin when numba is installed. The
+   switch is counted per group, so a case switches at the same call in every process
+   (a sweep gives the same numbers serially and in parallel). numpy is the default
+   because a twin's first compile takes a minute and the whole-run gain is 15-20 %:
+   worth asking for on long runs, not worth imposing on every run.
 3. Without numba every kernel runs in numpy, exactly as without this package; numba is
    imported only when a twin is first needed.
 4. The compiled functions are cached on disk (numba's ``cache=True``): a later process
@@ -40,8 +43,8 @@ class Warmup:
 
 
 def choice() -> str:
-    """The kernels asked for by ``CIRCUITSIM_KERNELS`` (``auto`` when unset)."""
-    value = os.environ.get(ENVIRONMENT, "auto").strip().lower() or "auto"
+    """The kernels asked for by ``CIRCUITSIM_KERNELS`` (``numpy`` when unset)."""
+    value = os.environ.get(ENVIRONMENT, "numpy").strip().lower() or "numpy"
     if value not in CHOICES:
         raise ValueError(f"{ENVIRONMENT}={value!r}: expected one of {', '.join(CHOICES)}")
     return value
