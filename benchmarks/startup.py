@@ -17,8 +17,8 @@ bytecode is compiled first, as an installed package's is.
 --phases runs `circuitsim run` once in this process and prints the CPU time of each
 phase, measured by timers around the functions that do it (no profiler, which would slow
 Python code more than compiled code and distort the shares): the interpreter's start,
-the imports (numpy and scipy.sparse; scipy.sparse.csgraph, which brings scipy.linalg;
-lark; circuitsim's own modules), parse, prepare (elaborate and assemble), the run's
+the imports (numpy and scipy.sparse; scipy.linalg, whose LAPACK the dense LU of a small
+system calls; lark; circuitsim's own modules), parse, prepare (elaborate and assemble), the run's
 start-up, its integration steps and the polishing of its output points, CSV writing.
 """
 from __future__ import annotations
@@ -87,8 +87,8 @@ def phases(netlist: Path, out: Path, started: float) -> None:
     """CPU time of each phase of one `circuitsim run` in this process (see above)."""
     rows = [("interpreter start, this script's imports", started)]
     for label, modules in (("import numpy, scipy.sparse", ("numpy", "scipy.sparse")),
-                           ("import scipy.sparse.csgraph (+ scipy.linalg)",
-                            ("scipy.sparse.csgraph",)),
+                           ("import scipy.linalg (the dense LU's LAPACK)",
+                            ("scipy.linalg.lapack",)),
                            ("import lark", ("lark",)),
                            ("import circuitsim (its own modules)", ("circuitsim.cli",))):
         start = time.process_time()
