@@ -175,9 +175,6 @@ def _netlist_file(args) -> None:
                        "FILE.cir ...)", Loc("<command line>", 1, 1))
 
 
-PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".eps", ".ps")   # what matplotlib writes itself
-
-
 def _check_options(args) -> None:
     """The options' values that argparse takes but no run can use, refused before the
     netlist is read: an empty file name, a cap of no elements, a time that is not a
@@ -194,9 +191,19 @@ def _check_options(args) -> None:
     if at is not None and not (math.isfinite(at) and at >= 0):
         _bad_option("--at", at, "give a finite time >= 0 in seconds")
     plot_file = getattr(args, "plot_file", None)
-    if plot_file and Path(plot_file).suffix.lower() not in PLOT_SUFFIXES:
+    formats = _image_formats() if plot_file else None
+    if formats and Path(plot_file).suffix.lower().lstrip(".") not in formats:
         _bad_option("--plot-file", plot_file, "the suffix names the image format: one of "
-                    + ", ".join(PLOT_SUFFIXES))
+                    + ", ".join(f".{f}" for f in formats))
+
+
+def _image_formats() -> list:
+    """The file suffixes matplotlib writes (empty without matplotlib: the plot says so)."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        return []
+    return sorted(FigureCanvasBase.get_supported_filetypes())
 
 
 def _bad_option(option: str, value, reason: str) -> None:
