@@ -233,6 +233,19 @@ def _case_labels(names: list) -> dict:
     return labels
 
 
+def _check_case_names(cases) -> None:
+    """Two cases of one name (a .step value repeated) would share their files and their
+    line in the study comparison: refused at the .step line."""
+    seen = set()
+    for name, _, settings in cases:
+        if name in seen:
+            loc = next((getattr(s, "loc", None) for s in settings
+                        if getattr(s, "loc", None) is not None), None)
+            raise NetlistError(f"two cases are named '{name}' (a .step value given twice?)",
+                               loc or Loc("<command line>", 1, 1, ""))
+        seen.add(name)
+
+
 def _case_path(base: Path, label: str | None) -> Path:
     """``base`` with the case's label after its stem (None: one case, ``base`` itself)."""
     if not label:
@@ -273,8 +286,10 @@ def _cases(net, args, all_studies: bool) -> list:
     if all_studies:
         _check_study_names(net)
     studies = [None] + list(net.studies) if all_studies else [args.study]
-    return [(name or ("base" if all_studies else ""), study, settings)
-            for study in studies for name, settings in net.cases(study, args.set)]
+    cases = [(name or ("base" if all_studies else ""), study, settings)
+             for study in studies for name, settings in net.cases(study, args.set)]
+    _check_case_names(cases)
+    return cases
 
 
 def _check_study_names(net) -> None:

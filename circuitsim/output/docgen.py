@@ -124,8 +124,9 @@ directory, device, pipe or socket, and never the netlist or a file it `.include`
 studies or `.step` cases run, each writes `<stem>_<case><suffix>`, the case name's
 characters other than letters, digits and `-_.=` written `_`; two cases whose names come
 out equal (`.step k {1+2} {1*2}`) get `_2`, `_3` .., and the summary line names each
-file. Under `--all-studies` a study may not be named `base` (the netlist as written) or
-`studies` (the comparison table, `<stem>_studies.csv`).
+file; a `.step` value given twice (two cases of one name) is refused. Under
+`--all-studies` a study may not be named `base` (the netlist as written) or `studies`
+(the comparison table, `<stem>_studies.csv`).
 
 """
 

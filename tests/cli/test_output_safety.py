@@ -145,3 +145,11 @@ def test_unusable_option_values_are_refused_before_the_run(rc, tmp_path, capsys,
     monkeypatch.chdir(tmp_path)
     refused([argv[0], rc, *argv[1:]], capsys, "<command line>:1:1", option)
     assert sorted(os.listdir(tmp_path)) == ["rc.cir"]
+
+
+def test_a_repeated_step_value_is_a_located_error(tmp_path, capsys):
+    net = tmp_path / "st.cir"
+    net.write_text(RC + ".step k 1 1\n")
+    for argv in (["run", net, "--out", tmp_path / "r.csv"], ["check", net]):
+        refused(argv, capsys, "st.cir:7:7", "two cases are named 'k=1'")
+    assert not list(tmp_path.glob("r*.csv"))
