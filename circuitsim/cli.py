@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import os
 import signal
 import sys
@@ -174,15 +175,82 @@ def _netlist_file(args) -> None:
                        "FILE.cir ...)", Loc("<command line>", 1, 1))
 
 
+def _check_options(args) -> None:
+    """The options' values that argparse takes but no run can use, refused before the
+    netlist is read: an empty file name, a cap of no elements, a time that is not a
+    finite number (or before the run starts), a plot format that cannot be written."""
+    for option in ("out", "animate", "plot_file"):
+        if getattr(args, option, None) == "":
+            _bad_option(f"--{option.replace('_', '-')}", "''", "an empty file name")
+    if args.max_elements is not None and args.max_elements < 1:
+        _bad_option("--max-elements", args.max_elements, "give a positive number of elements")
+    time = getattr(args, "time", None)
+    if time is not None and not math.isfinite(time):
+        _bad_option("--time", time, "give a finite time in seconds")
+    at = getattr(args, "at", None)
+    if at is not None and not (math.isfinite(at) and at >= 0):
+        _bad_option("--at", at, "give a finite time >= 0 in seconds")
+    plot_file = getattr(args, "plot_file", None)
+    formats = _image_formats() if plot_file else None
+    if formats and Path(plot_file).suffix.lower().lstrip(".") not in formats:
+        _bad_option("--plot-file", plot_file, "the suffix names the image format: one of "
+                    + ", ".join(f".{f}" for f in formats))
+
+
+def _image_formats() -> list:
+    """The file suffixes matplotlib writes (empty without matplotlib: the plot says so)."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        return []
+    return sorted(FigureCanvasBase.get_supported_filetypes())
+
+
+def _bad_option(option: str, value, reason: str) -> None:
+    raise NetlistError(f"{option} {value}: {reason}",
+                       Loc("<command line>", 1, 1, f"{option} {value}"))
+
+
 def _load(args):
     return api.load(args.file, include_path=args.include_path, max_elements=args.max_elements)
 
 
-def _case_path(base: Path, case: str, several: bool) -> Path:
-    if not several or not case:
+def _case_labels(names: list) -> dict:
+    """Each case's part of its file names (``out_<label>.csv``): the case name with the
+    characters a file name should not hold replaced by ``_``; names that come out equal
+    (``.step k {1+2} {1*2}``) get ``_2``, ``_3`` .. so that no case's file replaces
+    another's."""
+    labels: dict = {}
+    taken = set()
+    for name in names:
+        safe = "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in name)
+        label, count = safe, 1
+        while label.lower() in taken:            # case-insensitive file systems too
+            count += 1
+            label = f"{safe}_{count}"
+        taken.add(label.lower())
+        labels[name] = label
+    return labels
+
+
+def _check_case_names(cases) -> None:
+    """Two cases of one name (a .step value repeated) would share their files and their
+    line in the study comparison: refused at the .step line."""
+    seen = set()
+    for name, _, settings in cases:
+        if name in seen:
+            loc = next((getattr(s, "loc", None) for s in settings
+                        if getattr(s, "loc", None) is not None), None)
+            raise NetlistError(f"two cases are named '{name}' (a .step value given twice?)",
+                               loc or Loc("<command line>", 1, 1, ""))
+        seen.add(name)
+
+
+def _case_path(base: Path, label: str | None) -> Path:
+    """``base`` with the case's label after its stem (None: one case, ``base`` itself)."""
+    if not label:
         return base
-    safe = "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in case)
-    return base.with_name(f"{base.stem}_{safe}{base.suffix}")
+    return base.with_name(f"{base.stem}_{label}{base.suffix}")
 
 
 class _Progress:
@@ -209,24 +277,62 @@ class _Progress:
             print(file=sys.stderr)
 
 
+RESERVED_STUDIES = {"base": "the netlist as written",          # --all-studies' case names
+                    "studies": "the comparison table"}          # and <out>_studies.csv
+
+
 def _cases(net, args, all_studies: bool) -> list:
     """(case name, study, settings) of every case the command covers."""
+    if all_studies:
+        _check_study_names(net)
     studies = [None] + list(net.studies) if all_studies else [args.study]
-    return [(name or ("base" if all_studies else ""), study, settings)
-            for study in studies for name, settings in net.cases(study, args.set)]
+    cases = [(name or ("base" if all_studies else ""), study, settings)
+             for study in studies for name, settings in net.cases(study, args.set)]
+    _check_case_names(cases)
+    return cases
 
 
-def _writable(path: Path, option: str) -> Path:
+def _check_study_names(net) -> None:
+    """A study may not take a name that the files of every study already use."""
+    for name, (_, loc) in net.studies.items():
+        if name.lower() in RESERVED_STUDIES:
+            raise NetlistError(f".study {name}: the name is taken by "
+                               f"{RESERVED_STUDIES[name.lower()]} when every study runs; "
+                               "rename the study", loc)
+
+
+def _input_files(net) -> list:
+    """The files the netlist was read from: its own and every ``.include`` / ``.lib``."""
+    files = {net.source}
+    pending = list(net.statements)
+    while pending:
+        st = pending.pop()
+        if getattr(st, "loc", None) is not None:
+            files.add(st.loc.file)
+        pending += getattr(st, "body", None) or []
+    return sorted(f for f in files if not f.startswith("<"))
+
+
+def _writable(path: Path, option: str, inputs=()) -> Path:
     """NetlistError at the command-line option unless ``path`` can be written: checked
-    before the run, so that no run is lost to a missing directory."""
+    before the run, so that no run is lost to a missing directory. Only a regular file is
+    replaced (a device, a pipe or a socket keeps its node), and never one of ``inputs``
+    (the netlist and the files it reads)."""
     where = Loc("<command line>", 1, 1, f"{option} {path}")
     parent = path.parent
     if path.is_dir():
         raise NetlistError(f"{option} {path}: is a directory; give a file name", where)
+    if path.exists() and not path.is_file():
+        raise NetlistError(f"{option} {path}: not a regular file (a device, a pipe or a "
+                           "socket); give a file name", where)
     if not parent.is_dir():
         raise NetlistError(f"{option} {path}: the directory {parent} does not exist", where)
     if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise NetlistError(f"{option} {path}: not writable", where)
+    for source in inputs:
+        if path.exists() and os.path.exists(source) and os.path.samefile(path, source):
+            raise NetlistError(f"{option} {path}: is the input file {source}; give "
+                               "another name", where)
     return path
 
 
@@ -234,7 +340,8 @@ def _writable(path: Path, option: str) -> Path:
 class _RunFiles:
     """The files ``run`` writes, every one checked writable before the first case runs."""
     stem: str                   # the netlist's name: the default file names
-    several: bool               # several cases: one file each, named after the case
+    labels: dict                # case name -> its file-name label (several cases: one
+                                # file each, named after the case); empty for one case
     out: Path | None            # --out (with --stream, <netlist>.csv by default)
     stream: bool                # the CSV is written while the case runs
     animate: Path | None        # --animate
@@ -242,7 +349,7 @@ class _RunFiles:
     plot: Path | None = None            # --plot's PNG
 
     def results(self, name: str) -> Path:
-        return _case_path(self.out, name, self.several)
+        return _case_path(self.out, self.labels.get(name))
 
     def streamed(self, name: str) -> Path | None:
         """The CSV a case writes while it runs (--stream), else None."""
@@ -252,10 +359,14 @@ class _RunFiles:
         """Where a failed case's results so far go (streamed: already there)."""
         if self.stream:
             return self.results(name)
-        return _case_path(self.out or Path(f"{self.stem}_partial.csv"), name, self.several)
+        return _case_path(self.out or Path(f"{self.stem}_partial.csv"), self.labels.get(name))
 
     def animation(self, name: str) -> Path:
-        return _case_path(self.animate, name, self.several)
+        return _case_path(self.animate, self.labels.get(name))
+
+    @property
+    def several(self) -> bool:
+        return bool(self.labels)
 
 
 def _run(args) -> int:
@@ -264,7 +375,7 @@ def _run(args) -> int:
     and the plot."""
     net = _load(args)
     cases = _run_cases(net, args)
-    files = _run_files(args, cases)
+    files = _run_files(args, cases, _input_files(net))
     prepared = _prepare(net, args, cases)
     results, wall = {}, {}
     if parallel.workers(args.jobs) > 1 and files.several:
@@ -289,9 +400,10 @@ def _run_cases(net, args) -> list:
     return _cases(net, args, args.all_studies)
 
 
-def _run_files(args, cases) -> _RunFiles:
+def _run_files(args, cases, inputs) -> _RunFiles:
     """The files of the run's options, the options checked together and every file
-    checked writable: before the run, so that no run is lost to a bad option."""
+    checked writable (and none of ``inputs``): before the run, so that no run is lost
+    to a bad option."""
     several = len(cases) > 1
     if args.jobs < 0:
         raise NetlistError(f"--jobs must be 0 (one per core) or positive, got {args.jobs}",
@@ -306,20 +418,20 @@ def _run_files(args, cases) -> _RunFiles:
         if out.suffix.lower() != ".csv":
             raise NetlistError(f"--stream writes CSV; got --out {out}",
                                Loc("<command line>", 1, 1, f"--out {out}"))
-    files = _RunFiles(stem, several, out, args.stream,
-                      Path(args.animate) if args.animate else None)
+    files = _RunFiles(stem, _case_labels([name for name, _, _ in cases]) if several else {},
+                      out, args.stream, Path(args.animate) if args.animate else None)
     if out is not None:
         for name, _, _ in cases:
-            _writable(files.results(name), "--out")
+            _writable(files.results(name), "--out", inputs)
     if args.all_studies:
         files.studies_csv = _writable(out.with_name(out.stem + "_studies.csv")
-                                      if out else Path(f"{stem}_studies.csv"), "--out")
+                                      if out else Path(f"{stem}_studies.csv"), "--out", inputs)
     if args.plot:
         files.plot = _writable(Path(args.plot_file) if args.plot_file else (
-            out.with_suffix(".png") if out else Path(f"{stem}.png")), "--plot-file")
+            out.with_suffix(".png") if out else Path(f"{stem}.png")), "--plot-file", inputs)
     if args.animate:
         for name, _, _ in cases:
-            _writable(files.animation(name), "--animate")
+            _writable(files.animation(name), "--animate", inputs)
     return files
 
 
@@ -553,7 +665,7 @@ def _check(args) -> int:
 
 def _equations(args) -> int:
     net = _load(args)
-    target = _writable(Path(args.out), "--out") if args.out else None
+    target = _writable(Path(args.out), "--out", _input_files(net)) if args.out else None
     eqs = net.equations(args.study, args.set)
     if args.count:
         print(_count_table(eqs))
@@ -589,7 +701,7 @@ def _count_table(eqs) -> str:
 def _op(args) -> int:
     net = _load(args)
     if args.out:
-        _writable(Path(args.out), "--out")
+        _writable(Path(args.out), "--out", _input_files(net))
     point = net.operating_point(args.study, args.set, t=args.time)
     for note in point.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -602,7 +714,7 @@ def _op(args) -> int:
 def _linearize(args) -> int:
     net = _load(args)
     if args.out:
-        _writable(Path(args.out), "--out")
+        _writable(Path(args.out), "--out", _input_files(net))
     result = net.linearize(args.study, args.set, at=args.at, inputs=args.inputs,
                            outputs=args.outputs)
     print(result.text())
@@ -638,6 +750,7 @@ def main(argv=None) -> int:
         _handle_termination()
     try:
         _netlist_file(args)
+        _check_options(args)
         return COMMANDS[args.command](args)
     except NetlistError as exc:
         print(f"error: {exc}", file=sys.stderr)

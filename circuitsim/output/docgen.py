@@ -117,6 +117,17 @@ library), `CIRCUITSIM_INCLUDE_PATH` (directories `.include` may read from beside
 netlist's own directory tree and the library), `CIRCUITSIM_MAX_ELEMENTS` (the cap on
 elements after subcircuit expansion, default 1000000).
 
+Output files (`--out`, `--animate`, `--plot-file`, `-o`) are checked before anything
+runs: each must name a regular file (or a new one) in a writable directory, never a
+directory, device, pipe or socket, and never the netlist or a file it `.include`s or
+`.lib`s. A file is written whole (a temporary file renamed onto its name). When several
+studies or `.step` cases run, each writes `<stem>_<case><suffix>`, the case name's
+characters other than letters, digits and `-_.=` written `_`; two cases whose names come
+out equal (`.step k {1+2} {1*2}`) get `_2`, `_3` .., and the summary line names each
+file; a `.step` value given twice (two cases of one name) is refused. Under
+`--all-studies` a study may not be named `base` (the netlist as written) or `studies`
+(the comparison table, `<stem>_studies.csv`).
+
 """
 
 

@@ -2,7 +2,8 @@
 
 A file is written to a temporary file next to it and renamed onto its name when complete,
 so that a failure, an interrupt or a second run writing the same path never leaves half a
-file or interleaved rows.
+file or interleaved rows. Only a regular file is replaced: a device, a pipe, a socket or a
+directory of that name is refused, its node left as it was.
 """
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ def replaced(path):
     removed otherwise. Two runs writing the same path leave one complete file (the last
     to finish), never interleaved rows."""
     path = Path(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise CircuitsimError(f"cannot write {path}: not a regular file (a directory, a "
+                              "device, a pipe or a socket)")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part",
                                     dir=path.parent if str(path.parent) else ".")

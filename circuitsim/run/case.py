@@ -191,12 +191,32 @@ def _recorded_names(system: System) -> tuple:
     """(every variable, the recorded ones: the .probe list, else every variable)."""
     all_names = list(system.names) + system.output_names()
     known = set(all_names)                  # a list's `in` made this quadratic in N
+    if len(known) < len(all_names):
+        _two_named_alike(system.circuit, all_names)
+    probed = set()
     for name, loc in system.circuit.probes:
         if name not in known:
             raise NetlistError(f".probe: no variable '{name}'", loc,
                                did_you_mean(name, all_names))
+        if name in probed:
+            raise NetlistError(f".probe: '{name}' is listed twice (a results file holds "
+                               "one column of each name)", loc)
+        probed.add(name)
     probes = [name for name, _ in system.circuit.probes]
     return all_names, (probes if probes else all_names)
+
+
+def _two_named_alike(circuit, all_names: list) -> None:
+    """Refuse two variables of one name (a node ``R1.i`` beside the resistor ``R1``'s
+    current): their columns could not be told apart. Located at the first element that
+    connects the node of that name, else at the element whose output it is."""
+    seen = set()
+    name = next(n for n in all_names if n in seen or seen.add(n))
+    owner, _, _ = name.rpartition(".")
+    loc = next((inst.loc for inst in circuit.elements if name in inst.nodes),
+               next((inst.loc for inst in circuit.elements if inst.name == owner), None))
+    raise NetlistError(f"two variables are named '{name}' (a node, and an element's "
+                       "value); rename the node", loc)
 
 
 def _check_output_size(points: float, tstep: float, t_end: float, system, columns: int,
