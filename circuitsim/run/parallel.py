@@ -4,7 +4,9 @@ run in a worker process, or on any ``concurrent.futures.Executor`` (a Dask clust
 
 A case runs exactly as it would serially (the same elaboration, the same arithmetic),
 so its results are identical; a case that fails comes back as its partial Result with
-the error, and the other cases are kept.
+the error, and the other cases are kept. On worker processes a stop (Ctrl-C, SIGTERM,
+SIGHUP) reaches every running case, which returns its partial Result as a serial run
+does, and a worker that dies loses only its own case.
 """
 from __future__ import annotations
 
