@@ -391,7 +391,8 @@ def _run_parallel(args, files, net, cases, prepared, results, wall) -> int:
         _print_warnings(case.warnings)
     try:
         parallel.run_cases(net, cases, args.jobs, on_case=finished, report=args.report,
-                           record_poses=bool(args.animate))
+                           record_poses=bool(args.animate),
+                           prepared={case.name: case for case in prepared})
     except KeyboardInterrupt as exc:
         ended = set(results) | set(stopped) | set(failed)
         groups = {"finished and written": list(results),

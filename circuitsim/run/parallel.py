@@ -82,8 +82,8 @@ def run_cases(netlist, cases: list, jobs: int = 1, executor: Executor | None = N
               on_case: Callable[[Outcome], None] | None = None, prepared: dict | None = None,
               swept: list | None = None, **run_options) -> list:
     """Run ``cases`` [(name, study, settings)] of ``netlist``: serially when ``jobs`` is 1
-    and no executor is given (using the ``prepared`` cases by name, if given), else on
-    ``executor`` or on ``jobs`` worker processes (each prepares its case).
+    and no executor is given, else on ``executor`` or on ``jobs`` worker processes (each
+    prepares its case unless it inherits the ``prepared`` one by name, when forked).
     ``on_case(outcome)`` is called in this process as each case finishes; ``swept``
     names the swept parameters (default: the netlist's ``.step`` lines). Returns the
     outcomes in the order of ``cases``. Input errors (NetlistError) propagate.
@@ -103,7 +103,8 @@ def run_cases(netlist, cases: list, jobs: int = 1, executor: Executor | None = N
                 on_case(outcomes[-1])
         return outcomes
     if executor is None:
-        return _Workers(netlist, cases, workers(jobs), on_case, swept, run_options).run()
+        return _Workers(netlist, cases, workers(jobs), on_case, swept, run_options,
+                        prepared).run()
     futures = {executor.submit(run_case, netlist, name, study, settings, run_options,
                                None, swept): i
                for i, (name, study, settings) in enumerate(cases)}
@@ -138,8 +139,10 @@ class _Workers:
     """Each case in a process of its own, at most ``jobs`` at a time: a worker that dies
     loses only its case, and a stop reaches every running case as a signal."""
 
-    def __init__(self, netlist, cases, jobs, on_case, swept, run_options):
+    def __init__(self, netlist, cases, jobs, on_case, swept, run_options, prepared):
         self.netlist, self.cases, self.jobs = netlist, cases, jobs
+        # a forked worker inherits the prepared case; one started afresh prepares it
+        self.prepared = prepared if multiprocessing.get_start_method() == "fork" else {}
         self.on_case, self.swept, self.run_options = on_case, swept, run_options
         self.outcomes: list = [None] * len(cases)
         self.running: dict = {}          # the parent's end of a worker's pipe -> _Running
@@ -172,7 +175,7 @@ class _Workers:
         process = multiprocessing.Process(
             target=_work, name=f"circuitsim case {name}", daemon=True,
             args=(sender, os.getpid(), self.netlist, name, study, settings,
-                  self.run_options, self.swept))
+                  self.run_options, self.swept, self.prepared.get(name)))
         process.start()
         sender.close()
         self.running[receiver] = _Running(index, name, process, receiver)
@@ -218,13 +221,14 @@ def _stop(process) -> None:
         pass
 
 
-def _work(sender, parent: int, netlist, name, study, settings, run_options, swept) -> None:
+def _work(sender, parent: int, netlist, name, study, settings, run_options, swept,
+          case) -> None:
     """A worker process: run one case and send its Outcome (or the input error) back."""
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     for signum in STOP_SIGNALS:
         signal.signal(signum, _stop_once)
     try:
-        sent = run_case(netlist, name, study, settings, run_options, None, swept)
+        sent = run_case(netlist, name, study, settings, run_options, case, swept)
     except Exception as exc:                # noqa: BLE001 - raised again in the parent
         sent = exc
     for signum in STOP_SIGNALS:             # a late signal must not cut the answer short
