@@ -22,7 +22,7 @@ from .runtime.memory import keep_freed_memory
 from .run import studies as studies_mod
 from .output.scene import scene_of
 from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
-                     SolverError, Terminated)
+                     SolverError, Terminated, Interrupted)
 
 EXIT_INTERNAL = 70
 # Ctrl-C, and what `timeout`, `kill` and batch schedulers send (no SIGHUP on Windows)
@@ -487,12 +487,13 @@ def _run_case(args, files, case):
 def _run_parallel(args, files, net, cases, prepared, results, wall) -> int:
     """The cases on --jobs processes; each is written and summarised as it finishes
     (results and wall filled in the cases' order). A failed case is reported and the
-    others kept; an interrupt keeps the cases finished so far."""
-    failed = []
+    others kept; an interrupt stops the running cases, writes what they computed and
+    names the cases finished, stopped and not started."""
+    failed, stopped = [], []
 
     def finished(outcome):
         if outcome.error is not None:
-            failed.append(outcome.name)
+            (stopped if isinstance(outcome.error, Interrupted) else failed).append(outcome.name)
             _report_failure(args, files, outcome.name, outcome.error, outcome.result)
             return
         wall[outcome.name] = outcome.wall
@@ -502,11 +503,16 @@ def _run_parallel(args, files, net, cases, prepared, results, wall) -> int:
         _print_warnings(case.warnings)
     try:
         parallel.run_cases(net, cases, args.jobs, on_case=finished, report=args.report,
-                           record_poses=bool(args.animate))
+                           record_poses=bool(args.animate),
+                           prepared={case.name: case for case in prepared})
     except KeyboardInterrupt as exc:
-        done = ", ".join(results) or "none"
-        print(f"error: {args.file}: {_stopped(exc)}; cases finished and written: {done}",
-              file=sys.stderr)
+        ended = set(results) | set(stopped) | set(failed)
+        groups = {"finished and written": list(results),
+                  "stopped, their results so far written": stopped, "failed": failed,
+                  "not started": [name for name, _, _ in cases if name not in ended]}
+        print(f"error: {args.file}: {_stopped(exc)}; cases " + "; ".join(
+            f"{group}: {', '.join(names) or 'none'}" for group, names in groups.items()
+            if names or group != "failed"), file=sys.stderr)
         return EXIT_SOLVER
     if failed:
         print(f"error: {len(failed)} of {len(cases)} cases failed: {', '.join(failed)}; "
