@@ -62,6 +62,7 @@ from .protocols import BodyProtocol
 
 ZERO3 = (0.0, 0.0, 0.0)
 ORIENTATIONS = ("q", "rot", "euler")
+TRIANGLE_RTOL = 1e-6   # a flat plate or thin rod is on the limit: let rounding pass
 
 
 def _inertia(J, Jp) -> np.ndarray:
@@ -164,8 +165,17 @@ class Body(BodyProtocol, ElementType):
             fail("the rotation axis (ux, uy, uz) must not be zero", "rot")
         if not np.all(np.asarray(prm["J"]) > 0):
             fail(f"the principal moments J must be positive, got {tuple(prm['J'])}", "J")
-        if not np.all(np.linalg.eigvalsh(_inertia(prm["J"], cls._get(prm, "Jp"))) > 0):
+        moments = np.linalg.eigvalsh(_inertia(prm["J"], cls._get(prm, "Jp")))
+        if not np.all(moments > 0):
             fail("the inertia tensor (J, Jp) is not positive definite", "Jp")
+        # a rigid body's principal moments obey I1 <= I2 + I3 (each is a sum of two of
+        # the mass's second moments, all of them >= 0)
+        if moments[2] > (moments[0] + moments[1]) * (1 + TRIANGLE_RTOL):
+            which = "Jp" if np.any(np.asarray(cls._get(prm, "Jp")) != 0) else "J"
+            fail(f"no rigid body has these moments of inertia: the largest principal "
+                 f"moment {moments[2]:.6g} exceeds the sum of the other two "
+                 f"{moments[0]:.6g} + {moments[1]:.6g} (each must be <= the sum of the "
+                 "other two)", which)
 
     @staticmethod
     def _get(prm: dict, name: str):

@@ -18,7 +18,7 @@ OPTIONS = {   # .options key -> (Tran attribute, unit)
 
 def apply_directives(top: list, c: Circuit, scope) -> None:
     """The top-level directives' settings, into ``c``."""
-    seen_tran = None
+    seen_tran, given = None, {}
     for st in top:
         if not isinstance(st, ast.Directive):
             continue
@@ -33,13 +33,15 @@ def apply_directives(top: list, c: Circuit, scope) -> None:
                 raise NetlistError(f"second .tran (the first is at line {seen_tran.line})",
                                    st.loc)
             seen_tran = st.loc
-            _tran(st, c, scope)
+            _tran(st, c, scope, given)
         elif name == "options":
             for a in st.params:
-                apply_option(a, c, scope)
+                apply_option(a, c, scope, given)
         elif name == "ic":
             for a in st.params:
-                c.ics[a.key] = (values.to_number(a.value, scope, None, f".ic {a.key}"), a.loc)
+                value = values.to_number(a.value, scope, None, f".ic {a.key}")
+                _once(given, f".ic {a.key}", value, a.loc)
+                c.ics[a.key] = (value, a.loc)
         elif name == "probe":
             for v in st.positional:
                 c.probes.append((v.text, v.loc))
@@ -49,11 +51,20 @@ def apply_directives(top: list, c: Circuit, scope) -> None:
                                    st.loc)
             c.gravity = tuple(values.to_number(v, scope, "m/s^2", ".gravity")
                               for v in st.positional)
+            _once(given, ".gravity", c.gravity, st.loc)
         elif name in ("ends",):
             raise NetlistError(".ends without .subckt", st.loc)
 
 
-def _tran(st, c: Circuit, scope) -> None:
+def _once(given: dict, what: str, value, loc) -> None:
+    """A setting given twice must agree: otherwise one would silently win."""
+    if what in given and given[what][0] != value:
+        raise NetlistError(f"{what} is given twice with different values (first at "
+                           f"{given[what][1]}); give it once", loc)
+    given.setdefault(what, (value, loc))
+
+
+def _tran(st, c: Circuit, scope, given: dict) -> None:
     """``.tran tstop [tstep] [option=value ...]``."""
     if not 1 <= len(st.positional) <= 2:
         raise NetlistError(".tran expects tstop [tstep] (seconds), e.g. '.tran 2 1m'",
@@ -68,12 +79,13 @@ def _tran(st, c: Circuit, scope) -> None:
         c.tran.tstep_loc = st.positional[1].loc
     c.tran.loc = st.loc
     for a in st.params:
-        apply_option(a, c, scope)
+        apply_option(a, c, scope, given)
 
 
-def apply_option(a: ast.Assign, c: Circuit, scope) -> None:
+def apply_option(a: ast.Assign, c: Circuit, scope, given: dict | None = None) -> None:
     """One solver option (``.options``, ``.tran``, a study's rtol=), checked, into
-    ``c.tran``."""
+    ``c.tran``; ``given``: the netlist's settings so far (a key set twice to different
+    values is refused; a study's or ``--set`` options override and pass None)."""
     key = a.key.lower()
     if key not in OPTIONS:
         raise NetlistError(f"unknown option '{a.key}' (known: {', '.join(OPTIONS)})",
@@ -89,4 +101,6 @@ def apply_option(a: ast.Assign, c: Circuit, scope) -> None:
         if value != int(value) or not 1 <= value <= 5:
             raise NetlistError("maxorder must be an integer from 1 to 5", a.value.loc)
         value = int(value)
+    if given is not None:
+        _once(given, f"option {key}", value, a.loc)
     setattr(c.tran, attr, value)

@@ -19,6 +19,8 @@ from . import ast
 from .parser import parse
 
 MAX_BYTES = 64 * 2**20          # netlist text read in all, includes counted each time
+MAX_FILES = 10_000              # files read in all (a fan-out of includes reads few bytes)
+MAX_DEPTH = 100                 # includes nested in each other (Python's recursion: ~400)
 BOM = "\ufeff"
 
 
@@ -48,6 +50,7 @@ class Reader:
     """One load: the directories files may come from, and the bytes read so far."""
     allowed: list = field(default_factory=list)
     read: int = 0
+    files: int = 0
 
     @classmethod
     def for_netlist(cls, filename: str, include_path=()) -> "Reader":
@@ -56,12 +59,19 @@ class Reader:
                 *library_dirs()]
         return cls([d.resolve() for d in dirs])
 
-    def permits(self, path: Path) -> bool:
-        real = path.resolve()
+    def permits(self, path: Path, loc: Loc | None = None) -> bool:
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError, ValueError) as exc:   # a symlink loop, a NUL byte
+            raise NetlistError(f"cannot read {str(path)[:200]}: {exc}", loc) from None
         return any(real.is_relative_to(d) for d in self.allowed)
 
     def text(self, path, loc: Loc | None = None) -> str:
         """The file's text (UTF-8, a leading byte-order mark dropped)."""
+        if self.files >= MAX_FILES:
+            raise NetlistError(f"reading {path} would make more than {MAX_FILES} netlist "
+                               "files read (includes counted each time they are read)", loc)
+        self.files += 1
         try:
             size = os.path.getsize(path)
             if self.read + size > MAX_BYTES:
@@ -122,6 +132,9 @@ def _expand(statements: list, filename: str, reader: Reader, stack: tuple) -> li
                 if st.name == "lib":
                     continue   # already loaded
                 raise NetlistError(f"'{path}' includes itself (include cycle)", st.loc)
+            if len(stack) > MAX_DEPTH:
+                raise NetlistError(f"includes are nested more than {MAX_DEPTH} deep",
+                                   st.loc)
             out += load_statements(reader.text(path, st.loc), str(path), _reader=reader,
                                    _stack=stack)
         elif isinstance(st, ast.Subckt):
@@ -140,12 +153,17 @@ def _resolve(st: ast.Directive, filename: str, reader: Reader) -> Path:
     if st.name == "include":
         base = Path(filename).parent if not filename.startswith("<") else Path.cwd()
         path = (base / name)
-        if not reader.permits(path):
+        if not reader.permits(path, arg.loc):
             raise NetlistError(
                 f".include \"{name}\" is outside the netlist's directory and the library; "
                 "allow its directory with --include-path DIR (Python: include_path=[DIR]) "
                 "or the environment variable CIRCUITSIM_INCLUDE_PATH", arg.loc)
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except OSError as exc:                       # a name too long
+            raise NetlistError(f"cannot read {str(path)[:200]}: {exc.strerror}",
+                               arg.loc) from None
+        if not found:
             raise NetlistError(f"included file not found: {path}", arg.loc)
         return path
     fname = name if name.endswith(".lib") else name + ".lib"

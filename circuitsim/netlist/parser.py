@@ -35,6 +35,9 @@ Locate = Callable[[int, int], Loc]
 
 _END = re.compile(r"^[ \t]*\.end(?![\w.])", re.IGNORECASE | re.MULTILINE)
 _BLANK_OR_COMMENT = re.compile(r"^[ \t]*(?:[*;].*)?$")
+# bidirectional overrides and isolates reorder what an editor shows ("Trojan Source")
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_NON_ASCII_DIGIT = re.compile(r"(?![0-9])\d")   # \d is any Unicode decimal digit
 
 
 @lru_cache(maxsize=1)
@@ -53,6 +56,8 @@ def _lark() -> Lark:
 def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
     """Parse a whole netlist. Raises NetlistError (with file:line:col) on bad syntax."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.isascii():
+        _check_characters(text.split("\n"), filename)
     end = _END.search(text)
     if end:                      # .end stops reading: what follows is not parsed at all
         text = text[:end.start()]
@@ -330,6 +335,27 @@ def parse_expression(text: str, loc: Loc | None = None):
         return _Builder(locate, body).transform(tree)
     except (UnexpectedInput, VisitError) as exc:
         raise _syntax_error(exc, locate) from None
+
+
+def _check_characters(lines: list, filename: str) -> None:
+    """A bidirectional control character anywhere (comments too: it can make code look
+    commented out), and outside comments a non-ASCII digit (float() would read '৪' as 4),
+    is refused at its line and column."""
+    for number, line in enumerate(lines, start=1):
+        if line.isascii():
+            continue
+        bidi = _BIDI_CONTROL.search(line)
+        if bidi:
+            raise NetlistError(f"the invisible bidirectional control character "
+                               f"U+{ord(bidi.group()):04X} can make the line read other "
+                               "than it is parsed; remove it",
+                               Loc(filename, number, bidi.start() + 1, line))
+        code = "" if _BLANK_OR_COMMENT.match(line) else line.partition(";")[0]
+        digit = _NON_ASCII_DIGIT.search(code)
+        if digit:
+            raise NetlistError(f"'{digit.group()}' (U+{ord(digit.group()):04X}) is not an "
+                               "ASCII digit; write numbers with the digits 0-9",
+                               Loc(filename, number, digit.start() + 1, line))
 
 
 def _check_first_line(lines: list, filename: str) -> None:

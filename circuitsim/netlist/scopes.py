@@ -10,11 +10,14 @@ the caller's node) or the ground.
 from __future__ import annotations
 
 from ..errors import NetlistError, did_you_mean
+from ..runtime.expressions import CONSTANTS
 from ..runtime.names import GROUND
 from . import ast, values
 
 GROUND_NAMES = ("0", "gnd")
 RESERVED_NODE_NAMES = ("time",)   # the time column of the results, and time in expressions
+# an expression reads these before any parameter: a parameter so named would be ignored
+RESERVED_PARAM_NAMES = (*RESERVED_NODE_NAMES, *CONSTANTS)
 
 
 # --- parameters ---------------------------------------------------------------------------
@@ -34,6 +37,7 @@ def global_scope(top: list, overrides: dict) -> values.Scope:
             if st.positional:
                 raise NetlistError(".param expects name=value pairs", st.positional[0].loc)
             for a in st.params:
+                check_param_name(a.key, a.loc)
                 value = overrides.get(a.key, (a.value,))[0]
                 assign(scope, a.key, value, scope, f"parameter {a.key}")
                 defined.add(a.key)
@@ -57,6 +61,7 @@ def subcircuit_scope(sub: ast.Subckt, full: str, given: dict,
                                loc, did_you_mean(key, defaults))
     local = global_values.copy()
     for key, d in defaults.items():
+        check_param_name(key, d.loc)
         if key in given:
             value, vscope, _ = given[key]
             assign(local, key, value, vscope, f"{full}: parameter {key}")
@@ -68,8 +73,17 @@ def subcircuit_scope(sub: ast.Subckt, full: str, given: dict,
                 raise NetlistError(f".{inner.name} is not allowed inside .subckt "
                                    f"{sub.name} (only .param)", inner.loc)
             for a in inner.params:
+                check_param_name(a.key, a.loc)
                 assign(local, a.key, a.value, local, f"parameter {a.key}")
     return local
+
+
+def check_param_name(key: str, loc) -> None:
+    """A parameter may not take the name of the time or of a constant."""
+    if key.lower() in RESERVED_PARAM_NAMES:
+        what = "the time" if key.lower() in RESERVED_NODE_NAMES else "a constant"
+        raise NetlistError(f"'{key}' is reserved ({what} in expressions) and cannot name "
+                           "a parameter; choose another name", loc)
 
 
 def assign(scope, key: str, value, source_scope, what: str) -> None:

@@ -119,6 +119,11 @@ def _check(name: str, p: list, args: list, loc: Loc) -> TimeFunction:
         if p[i] < 0:
             raise NetlistError(f"pulse(): {SIGNATURES['pulse'][0][i]} must not be negative",
                                where(i))
+    period, cycle = p[6], p[3] + p[5] + p[4]
+    if 0 < period < cycle:
+        raise NetlistError(f"pulse(): period = {period:g} s is shorter than rise + width + "
+                           f"fall = {cycle:g} s (one pulse would overlap the next; period 0 "
+                           "gives a single pulse)", where(6))
     return Pulse(*p)
 
 

@@ -22,7 +22,7 @@ JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed", "pointpl
 
 SLIDER_CRANK = """
 .param r=0.1 l=0.3
-body crank  m=1   J=(1e-3, 1e-3, 3e-3) pos=({r/2}, 0, 0)
+body crank  m=1   J=(1e-3, 2e-3, 3e-3) pos=({r/2}, 0, 0)
 body rod    m=0.5 J=(4e-3, 4e-3, 4e-3) pos=({r + l/2}, 0, 0)
 body slider m=2   J=(1e-3, 1e-3, 1e-3) pos=({r + l}, 0, 0)
 revolute  J1 0 crank    at=(0, 0, 0)       axis=(0, 0, 1) flange=drive model=MODEL

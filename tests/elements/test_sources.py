@@ -106,7 +106,7 @@ def test_force_off_centre_accelerates_and_turns_a_free_body():
     gravity): m·dV/dt = F exactly, and about the principal axis z
     Jz·θ'' = (r × F)_z = 1.2·cos θ, against an independent integration."""
     res = circuitsim.parse("""
-body B1 m=2 J=(0.1, 0.1, 0.5)
+body B1 m=2 J=(0.25, 0.25, 0.5)
 force F1 B1 F=(0, 3, 0) at=(0.4, 0, 0)
 .tran 1 10m
 """).simulate(**TIGHT)
@@ -121,7 +121,7 @@ def test_torque_spins_up_a_body_about_a_principal_axis():
     """M = (0, 0, 2·sin(2πt)) N·m on a body at rest: ωz = 2·(1 − cos 2πt)/(2π·Jz), the
     other components stay 0 (no gyroscopic coupling about a principal axis)."""
     res = circuitsim.parse("""
-body B1 m=1 J=(0.1, 0.2, 0.5)
+body B1 m=1 J=(0.3, 0.2, 0.5)
 torque T1 B1 M=(0, 0, sin(0, 2, 1))
 .tran 2 5m
 """).simulate(**TIGHT)

@@ -65,7 +65,7 @@ force F1 B F=(0, 3, 0) at=(0.5, 0, 0)
 
 def test_torque_on_body():
     res = circuitsim.parse("""
-body B m=1 J=(1, 4, 2)
+body B m=1 J=(3, 4, 2)
 torque T1 B M=(0, step(0.5, 0, 2), 0)
 .tran 1 0.01
 """).simulate(rtol=1e-10, atol=1e-12)
