@@ -61,3 +61,14 @@ def relative_error(sim, exact) -> float:
 def relerr(got, want) -> float:
     """The largest relative error of ``got`` against ``want`` (elementwise, want != 0)."""
     return float(np.max(np.abs(np.asarray(got) / np.asarray(want) - 1.0)))
+
+
+def parse_by_tree_route(text, filename="f.cir"):
+    """The netlist parser's tree route only (Lark for every line): with the fast route
+    busy, parse() takes it. For comparing the two routes' ASTs."""
+    from circuitsim.netlist import parser
+    assert parser._FAST_LOCK.acquire(blocking=False)
+    try:
+        return parser.parse(text, filename)
+    finally:
+        parser._FAST_LOCK.release()

@@ -5,6 +5,7 @@ import pytest
 
 from circuitsim.errors import NetlistError
 from circuitsim.netlist import ast
+from helpers import parse_by_tree_route
 from circuitsim.netlist.parser import parse
 from circuitsim.runtime.expressions import evaluate, to_text
 
@@ -301,23 +302,13 @@ R R5 a b
 """
 
 
-def _tree_route(text):
-    """parse() by the tree route only: with the fast route busy, parse() takes it."""
-    from circuitsim.netlist import parser
-    assert parser._FAST_LOCK.acquire(blocking=False)
-    try:
-        return parser.parse(text, "f.cir")
-    finally:
-        parser._FAST_LOCK.release()
-
-
 def test_fast_route_builds_what_the_tree_route_builds():
     from circuitsim.netlist.parser import _SIMPLE_LINE
     simple = [n for n, line in enumerate(MIXED.split("\n"), 1) if _SIMPLE_LINE.fullmatch(line)]
     assert simple == [4, 5, 7, 9, 14, 16, 18, 20]   # 7 and 9 go to Lark: continued
     for text in (MIXED, MIXED.replace("\n", "\r\n"), MIXED.rstrip("\n"), "R R1 a 0 1",
                  "\n\n  * only\n", ""):
-        assert repr(parse(text, "f.cir")) == repr(_tree_route(text))
+        assert repr(parse(text, "f.cir")) == repr(parse_by_tree_route(text))
 
 
 def test_an_error_is_the_tree_route_error():
@@ -338,7 +329,7 @@ def test_a_long_line_that_is_almost_simple_fails_fast():
 def test_parsing_in_threads():
     from concurrent.futures import ThreadPoolExecutor
     texts = [MIXED, "R R1 a 0 1\nC C1 a 0 {2*x}\n" * 50, EXAMPLE]
-    expected = [repr(_tree_route(t)) for t in texts]
+    expected = [repr(parse_by_tree_route(t)) for t in texts]
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda t: repr(parse(t, "f.cir")), texts * 20))
     assert got == expected * 20

@@ -7,15 +7,7 @@ from hypothesis import strategies as st
 from circuitsim.errors import NetlistError
 from circuitsim.netlist import parser
 from circuitsim.netlist.parser import parse
-
-
-def _tree_route(text):
-    """parse() by the tree route only: with the fast route busy, parse() takes it."""
-    assert parser._FAST_LOCK.acquire(blocking=False)
-    try:
-        return parser.parse(text, "f.cir")
-    finally:
-        parser._FAST_LOCK.release()
+from helpers import parse_by_tree_route
 
 
 def _outcome(parse_):
@@ -25,9 +17,9 @@ def _outcome(parse_):
         return f"error {exc.loc} {exc.message} {exc.hint}"
 
 
-def _same_as_tree_route(text):
+def _same_asparse_by_tree_route(text):
     fast = _outcome(lambda: parse(text, "f.cir"))
-    assert fast == _outcome(lambda: _tree_route(text))
+    assert fast == _outcome(lambda: parse_by_tree_route(text))
     return fast
 
 
@@ -64,11 +56,11 @@ V V10 a 0 V=pwl(0, step(0, 1, 2)) W=pwl(0,) X=pwl(0 1) Y=pwl(0, 1
 def test_the_call_route_builds_what_the_tree_route_builds():
     assert _fast_lines(CALLS) == [2, 3, 4, 5, 11, 12, 13, 15]   # 13, 15: simple, continued
     good = CALLS[:CALLS.index("V V8")]
-    assert not _same_as_tree_route(good).startswith("error")
+    assert not _same_asparse_by_tree_route(good).startswith("error")
     for text in (good, good.replace("\n", "\r\n"), good.rstrip("\n")):
-        _same_as_tree_route(text)
+        _same_asparse_by_tree_route(text)
     for statement in CALLS[CALLS.index("V V8"):].split("\nV"):   # left to Lark
-        _same_as_tree_route(statement if statement.startswith("V") else "V" + statement)
+        _same_asparse_by_tree_route(statement if statement.startswith("V") else "V" + statement)
 
 
 def test_positions_point_into_the_continuation_lines():
@@ -88,11 +80,11 @@ def test_positions_point_into_the_continuation_lines():
     ("V V1 a 0 V=pwl(0, 1", "1:15", "unclosed '(': expected ')' before the end of the line"),
     ("V V1 a 0 V=pwl(0, 1, @)", "1:22", "unexpected character '@'; expected a value"),
 ])
-def test_a_bad_number_gives_the_located_error_of_the_tree_route(line, where, message):
+def test_a_bad_number_gives_the_located_error_of_theparse_by_tree_route(line, where, message):
     with pytest.raises(NetlistError) as info:
         parse(line + "\n", "f.cir")
     assert (str(info.value.loc), info.value.message) == ("f.cir:" + where, message)
-    _same_as_tree_route(line + "\n")
+    _same_asparse_by_tree_route(line + "\n")
 
 
 MANTISSAS = st.sampled_from(["0", "1", "12", "007", "1.", "1.5", ".5", "0.25", "123.456"])
@@ -112,9 +104,9 @@ SEPARATORS = st.sampled_from([", ", ",", " ,", "\t,\t", ",\n+ ", ", ; note\n* li
 @given(args=st.lists(st.tuples(ARGS, SEPARATORS), max_size=12),
        head=st.sampled_from(["V V1 a 0 V=pwl(", "V V1 a 0 pwl( ", "V V1\n+ a 0 V = pwl("]),
        tail=st.sampled_from([")", " )", ") R=1k", ")\n+ ;c\n", ")x", "", ") 1k2"]))
-def test_generated_calls_parse_as_by_the_tree_route(args, head, tail):
+def test_generated_calls_parse_as_by_theparse_by_tree_route(args, head, tail):
     body = "".join(a + s for a, s in args[:-1]) + (args[-1][0] if args else "")
-    _same_as_tree_route(f"* generated\n{head}{body}{tail}\nR R1 a b 1\n")
+    _same_asparse_by_tree_route(f"* generated\n{head}{body}{tail}\nR R1 a b 1\n")
 
 
 def test_a_long_pwl_never_reaches_lark(monkeypatch):
