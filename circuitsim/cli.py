@@ -6,7 +6,6 @@ run), 3 solver failure or interrupt (results so far are written), 70 internal er
 from __future__ import annotations
 
 import argparse
-import gc
 import math
 import os
 import signal
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from . import __version__, api
 from .run import parallel
-from .runtime.memory import keep_freed_memory
+from .runtime.memory import freeze_built, keep_freed_memory
 from .run import studies as studies_mod
 from .output.scene import scene_of
 from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
@@ -441,7 +440,7 @@ def _prepare(net, args, cases) -> list:
     prepared = [net.prepare(study, settings, name) for name, study, settings in cases]
     # what is built lives until the process ends: out of the cyclic collector's scans
     # (its first pass over a model of 1e3 bodies took 0.2 s)
-    gc.freeze()
+    freeze_built()
     if args.animate and not scene_of(prepared[0].circuit).bodies:
         raise NetlistError(f"--animate: {args.file} has no bodies to draw",
                            Loc("<command line>", 1, 1, f"--animate {args.animate}"))
