@@ -13,6 +13,7 @@ from helpers import REPO
 
 from circuitsim.assembly.system import prepare_params
 from circuitsim.elements import compiled, element_types
+from circuitsim.elements.compiled import warm
 from circuitsim.elements.base import initialisation_params
 from circuitsim.elements.declarations import ElementInstance
 
@@ -69,15 +70,14 @@ def test_the_numpy_path_never_asks_for_a_twin(monkeypatch):
     assert compiled.twin("body", warmup) is None
 
 
-def test_unset_is_numpy(monkeypatch):
+def test_unset_is_auto(monkeypatch):
     monkeypatch.delenv(compiled.ENVIRONMENT, raising=False)
-    warmup = compiled.Warmup(1e-9)
-    warmup.left = 0
-    assert compiled.choice() == "numpy" and compiled.twin("body", warmup) is None
+    assert compiled.choice() == "auto"
 
 
 def test_auto_waits_for_the_warmup_then_uses_the_twin_if_numba_is_there(monkeypatch):
     monkeypatch.setenv(compiled.ENVIRONMENT, "auto")
+    monkeypatch.setattr(warm, "ready", lambda: True)
     warmup = compiled.Warmup(compiled.LOAD_SECONDS / 3)
     assert warmup.left == 3
     assert [compiled.twin("body", warmup) for _ in range(3)] == [None] * 3
@@ -103,7 +103,7 @@ def test_a_short_run_does_not_import_numba():
     """A run too short to repay the twins (auto), an unset choice and a run told numpy:
     no numba."""
     code = ("import sys, circuitsim; "
-            "circuitsim.load(sys.argv[1]).simulate(); "
+            "circuitsim.load(sys.argv[1]).prepare(None).run(t_end=0.02); "
             "print(sys.modules.get('numba') is not None)")
     unset = {k: v for k, v in os.environ.items() if k != compiled.ENVIRONMENT}
     for env in (unset, {**unset, compiled.ENVIRONMENT: "numpy"},
