@@ -28,7 +28,7 @@ CHOICES = ("auto", "numpy", "numba")
 LOAD_SECONDS = 1.0
 
 # keywords of the element types with a twin here (one module each, named after them)
-TWINNED = ("body", "spherical")
+TWINNED = ("body", "spherical", "joint")
 
 _twins: dict = {}
 
