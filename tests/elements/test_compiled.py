@@ -22,21 +22,15 @@ needs_numba = pytest.mark.skipif(not compiled.available(), reason="numba not ins
 
 
 PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
-# the joint types the generic joint twin computes: every combination of points,
-# rotations and flanges (rot, trans, both, none)
-FRAMEWORK_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed",
-                    "norotation", "pointplane")
-# the variants each twin computes (the others fall back to numpy), by element keyword
-VARIANTS = {"body": {"body": [{}]},
-            "spherical": {"spherical": [PLAIN_BALL, {**PLAIN_BALL, "inactive": [1]},
+# the variants each twin computes (the others fall back to numpy): the framework joints
+# in every model, with and without a switched-off row
+VARIANTS = {"body": [{}], "spherical": [PLAIN_BALL, {**PLAIN_BALL, "inactive": [1]},
                                         {**PLAIN_BALL, "model": "velocity"},
-                                        {**PLAIN_BALL, "model": "velocity", "inactive": [1]}]},
-            "joint": {keyword: [{"model": model, "inactive": inactive}
-                                for model in ("velocity", "position", "elastic")
-                                for inactive in ([], [0])]
-                      for keyword in FRAMEWORK_JOINTS}}
-CASES = [(keyword, variant) for twin in compiled.TWINNED
-         for keyword, variants in VARIANTS[twin].items() for variant in variants]
+                                        {**PLAIN_BALL, "model": "velocity", "inactive": [1]}],
+            **{keyword: [{"model": model, "inactive": inactive}
+                         for model in ("velocity", "position", "elastic")
+                         for inactive in ([], [0])]
+               for keyword in compiled.FRAMEWORK_JOINTS}}
 
 
 def _group(keyword, n, seed, variant):
@@ -57,7 +51,8 @@ def _kernels(monkeypatch, path, etype, x, xp, p):
 
 
 @needs_numba
-@pytest.mark.parametrize("keyword,variant", CASES)
+@pytest.mark.parametrize("keyword,variant",
+                         [(k, v) for k in compiled.TWINNED for v in VARIANTS[k]])
 @pytest.mark.parametrize("form", ["normal", "init"])
 @pytest.mark.parametrize("n", [1, 4, 17])
 def test_compiled_kernels_equal_the_numpy_reference(keyword, variant, form, n, monkeypatch):
@@ -75,7 +70,7 @@ def test_compiled_kernels_equal_the_numpy_reference(keyword, variant, form, n, m
 
 
 @needs_numba
-@pytest.mark.parametrize("keyword", FRAMEWORK_JOINTS)
+@pytest.mark.parametrize("keyword", compiled.FRAMEWORK_JOINTS)
 def test_the_framework_joints_take_their_twin_in_the_run_form_only(keyword, monkeypatch):
     monkeypatch.setenv(compiled.ENVIRONMENT, "numba")
     etype, p, _, _ = _group(keyword, 2, 0, {"model": "elastic"})

@@ -1,5 +1,7 @@
 """Compiled twins of element kernels whose cost is arithmetic (numba, the optional
-``fast`` extra), and the one switch that chooses between them and the numpy reference.
+``fast`` extra), and the one switch that chooses between them and the numpy reference:
+the body's, the ball joint's (rigid models) and the joint framework's (the run form of
+every model, for the joint types without added terms of their own).
 
 1. The numpy kernel in the element's module is the reference; its twin here computes
    the same equations, equal to it to rounding, in one loop over the instances.
@@ -27,8 +29,11 @@ CHOICES = ("auto", "numpy", "numba")
 # loaded 2-core machine (a cold compile of the body's kernels: about 6 s, once)
 LOAD_SECONDS = 1.0
 
-# keywords of the element types with a twin here (one module each, named after them)
-TWINNED = ("body", "spherical", "joint")
+# keywords of the element types with a twin here: body.py, spherical.py, and joint.py
+# for every joint type built from the joint framework without added terms
+FRAMEWORK_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed",
+                    "norotation", "pointplane")
+TWINNED = ("body", "spherical") + FRAMEWORK_JOINTS
 
 _twins: dict = {}
 
