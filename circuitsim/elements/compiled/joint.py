@@ -17,8 +17,6 @@ ROT, TRANS = 0, 1                          # the flange kinds
 # rows of the per-instance vector scratch: the arms and velocities, then temporaries
 R1, R2, S1, D, REL, W21, T1, T2, T3, F, FQ, FA = range(12)
 
-__all__ = ["HALF_NUMERATOR_D2Q", "residual", "jacobian"]
-
 
 @njit(cache=True)
 def _orient(E, v, row, col):
@@ -84,7 +82,7 @@ def _rotation_row(j, a, b, vec, E1, E2, W, G, dG, g):
 def _geometry(x, k, pp_n, x1, x2, rot_a, rot_b, axis_l, kinds, npp, global_normals,
               A1, A2, E1, E2, vec, dirs, ab, W, G, dG, g):
     """Instance k's arms (``vec``), the global directions of its rows (``dirs``: the
-    normals, c = a × b, the flange axes; ``ab``: a, b of the rotations) and its rows
+    points' normals, the flange axes; ``ab``: a, b of the rotations) and its rows
     W, ∂(W·u)/∂x, ∂g/∂x, g (``_point_row``, ``_rotation_row``, the flanges)."""
     q1, q2 = x[k, 9:13], x[k, 22:26]
     _dcm(q1, q1[0] * q1[0] + q1[1] * q1[1] + q1[2] * q1[2] + q1[3] * q1[3], A1)
@@ -113,7 +111,6 @@ def _geometry(x, k, pp_n, x1, x2, rot_a, rot_b, axis_l, kinds, npp, global_norma
         _rotate(A1, rot_a[k, j - npp], ab[j - npp, 0])
         _rotate(A2, rot_b[k, j - npp], ab[j - npp, 1])
         _rotation_row(j, ab[j - npp, 0], ab[j - npp, 1], vec, E1, E2, W, G, dG, g)
-        _cross(ab[j - npp, 0], ab[j - npp, 1], dirs[j])
     for f in range(kinds.shape[0]):
         n = dirs[m + f]
         _rotate(A1, axis_l[k], n)
