@@ -1,5 +1,7 @@
 """Compiled twins of element kernels whose cost is arithmetic (numba, the optional
-``fast`` extra), and the one switch that chooses between them and the numpy reference.
+``fast`` extra), and the one switch that chooses between them and the numpy reference:
+the body's, the ball joint's (rigid models) and the joint framework's (the run form of
+every model, for the joint types without added terms of their own).
 
 1. The numpy kernel in the element's module is the reference; its twin here computes
    the same equations, equal to it to rounding, in one loop over the instances.
@@ -30,8 +32,11 @@ CHOICES = ("auto", "numpy", "numba")
 LOAD_SECONDS = 0.3
 NEVER = 2 ** 62            # a group's numpy calls left when the twins cannot load
 
-# keywords of the element types with a twin here (one module each, named after them)
-TWINNED = ("body", "spherical")
+# keywords of the element types with a twin here: body.py, spherical.py, and joint.py
+# for every joint type built from the joint framework without added terms
+FRAMEWORK_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed",
+                    "norotation", "pointplane")
+TWINNED = ("body", "spherical") + FRAMEWORK_JOINTS
 
 _twins: dict = {}
 
