@@ -28,8 +28,9 @@ LOCK_SECONDS = 900.0
 NICENESS = 10                # the background compile yields to the run that started it
 
 # Every twin in the run form of each variant it computes: bodies, ball joints in the
-# position and velocity models (their rows with and without a switched-off one are
-# the same kernels).
+# position and velocity models, the framework's joints (one kernel for every type) in
+# the three models, with axis flanges of both kinds (rows switched off are the same
+# kernels).
 WARM_NETLISTS = ("""\
 .title warm-up of the compiled kernels: bodies and ball joints
 body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0)
@@ -38,7 +39,17 @@ spherical J1 0 B1 at=(0, 0, 0) model=position
 spherical J2 B1 B2 at=(0.75, 0, 0) model=velocity
 .gravity 0 0 -9.81
 .tran 0.01 1m
-""",)
+""", """\
+.title warm-up of the compiled kernels: joints of the framework
+body C1 m=1 J=(0.01, 0.01, 0.01) pos=(0.5, 0, 0)
+body C2 m=1 J=(0.01, 0.01, 0.01) pos=(1.0, 0, 0)
+body C3 m=1 J=(0.01, 0.01, 0.01) pos=(1.5, 0, 0)
+revolute R1 0 C1 at=(0, 0, 0) axis=(0, 0, 1) model=position
+prismatic P1 C1 C2 at=(1.0, 0, 0) axis=(1, 0, 0) model=velocity
+revolute R2 C2 C3 at=(1.25, 0, 0) axis=(0, 0, 1) model=elastic
+.gravity 0 -9.81 0
+.tran 0.01 1m
+""")
 
 
 def _numba_version() -> str:
