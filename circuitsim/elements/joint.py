@@ -401,12 +401,19 @@ class Joint(JointProtocol, ElementType):
         return out
 
     @classmethod
-    def _twin(cls, p):
+    def _framework_twin(cls, p):
         """The compiled kernels (elements/compiled/joint.py) for the run form of a joint
-        type without added terms, when they should run; else None."""
+        type without added terms, when they should run; else None. (A type with terms
+        of its own has its own ``_twin``: this one is asked for only by the framework's
+        kernels, so that they never get another type's module.)"""
         if p.init or cls.added_torque.__func__ is not Joint.added_torque.__func__:
             return None
         return compiled.twin("joint", p.warmup)
+
+    @classmethod
+    def _twin(cls, p):
+        """The compiled kernels that ``residual`` runs for this group, or None."""
+        return cls._framework_twin(p)
 
     @classmethod
     def _twin_args(cls, p) -> tuple:
@@ -417,7 +424,7 @@ class Joint(JointProtocol, ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
-        fast = cls._twin(p)
+        fast = cls._framework_twin(p)
         if fast is not None:
             return fast.residual(x, xp, *cls._twin_args(p))
         position = p.model == "position" and not p.init
@@ -485,7 +492,7 @@ class Joint(JointProtocol, ElementType):
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
-        fast = cls._twin(p)
+        fast = cls._framework_twin(p)
         if fast is not None:
             J = fast.jacobian(x, *cls._twin_args(p))
             if not cls._nf:

@@ -150,3 +150,25 @@ def test_a_short_run_does_not_import_numba():
                              capture_output=True, text=True, check=True,
                              env=env, cwd=str(REPO))
         assert out.stdout.split()[-1] == "False", out.stderr
+
+
+@needs_numba
+@pytest.mark.parametrize("left", [0, 1, 2, 3])
+def test_a_group_switching_in_the_middle_of_a_call_gets_its_own_kernels(left, monkeypatch):
+    """auto: a ball joint's group may switch between the checks of its own kernels and
+    the framework's (the warm-up runs out within one call); either path, its numbers."""
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numpy")
+    etype, p, x, xp = _group("spherical", 3, 0, PLAIN_BALL)
+    reference = (etype.residual(0.3, x, xp, p), etype.jacobian(0.3, x, xp, p)[0],
+                 etype.invariant_residual(0.3, x, xp, p))
+    monkeypatch.setenv(compiled.ENVIRONMENT, "auto")
+    monkeypatch.setattr(warm, "ready", lambda: True)
+    for call in range(3):
+        p.warmup.left = left
+        got = (etype.residual(0.3, x, xp, p), etype.jacobian(0.3, x, xp, p)[0],
+               etype.invariant_residual(0.3, x, xp, p))
+        for a, b in zip(reference[:2], got[:2]):
+            np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max())
+        rows = etype.invariant_rows(group=p)
+        np.testing.assert_allclose(got[2][:, rows], reference[2][:, rows], rtol=1e-12,
+                                   atol=1e-12 * np.abs(reference[2]).max())
