@@ -1,5 +1,5 @@
 """The compiled element kernels (circuitsim/elements/compiled/, the ``fast`` extra)
-against their numpy references: the per-call cost of each kernel at N = 1, 4, 16, 256
+against their numpy references: the per-call cost of each kernel at N = 1, 3, 4, 16, 256
 instances (alternated blocks of calls, median per call) and the whole-process time of
 P4 (benchmarks/p4.py: the N-link spherical chain, position model, rtol=1e-6 atol=1e-8,
 2 s) with CIRCUITSIM_KERNELS=numpy, auto and numba in alternated runs, as median ratios.
@@ -26,7 +26,7 @@ from circuitsim.elements import compiled, element_types  # noqa: E402
 from circuitsim.elements.declarations import ElementInstance  # noqa: E402
 from p4 import ATOL, RTOL, netlist  # noqa: E402  (benchmarks/ is on the path as a script)
 
-SIZES = (1, 4, 16, 256)
+SIZES = (1, 3, 4, 16, 256)
 BLOCKS = 7                  # alternated blocks per kernel and size; the median is kept
 CALL_SECONDS = 0.02         # about this long a block
 
@@ -36,7 +36,11 @@ PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
 KERNELS = (("body", "residual", {}), ("body", "jacobian", {}),
            ("spherical", "residual", PLAIN_BALL), ("spherical", "jacobian", PLAIN_BALL),
            ("spherical", "residual", {**PLAIN_BALL, "model": "velocity"}),
-           ("spherical", "jacobian", {**PLAIN_BALL, "model": "velocity"}))
+           ("spherical", "jacobian", {**PLAIN_BALL, "model": "velocity"}),
+           ("revolute", "residual", {"model": "position"}),
+           ("revolute", "jacobian", {"model": "position"}),
+           ("prismatic", "residual", {"model": "velocity"}),
+           ("prismatic", "jacobian", {"model": "velocity"}))
 
 
 def _group(keyword: str, variant: dict, n: int):

@@ -20,6 +20,10 @@ from helpers import REPO  # noqa: E402
 # process, not the user's ~/.cache; the command-line runs the tests start inherit it.
 _CACHE = tempfile.mkdtemp(prefix="circuitsim-test-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE
+# The suite runs the numpy reference kernels unless told otherwise (CIRCUITSIM_KERNELS=numba
+# runs it on the compiled twins): with the default (auto) a test's numbers would depend
+# on whether an earlier run had warmed the twins' cache. The twins' own tests set it.
+os.environ.setdefault("CIRCUITSIM_KERNELS", "numpy")
 
 
 def pytest_unconfigure(config):

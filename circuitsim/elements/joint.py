@@ -40,6 +40,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import ModelError
+from . import compiled
 from .base import ElementType, initialisation_params
 from .constraints import NV2, AxialRotation, Frames, PointOnPlane, Rotation, relative_angle
 from .declarations import AxisJoint, Output, Param, Port, State
@@ -57,6 +58,9 @@ PROBE_SEED, PROBE_STATES = 20261126, 2   # random states at which the pattern is
 # instances probed at once: each Jacobian is (instances, rows, variables), and 4 096 ball
 # joints at once took three times as long per joint (fresh pages of 33 MB arrays) as 512
 PROBE_CHUNK = 512
+# numpy cost of a run-form residual and Jacobian call, per group and per joint (a group
+# of 1-4 revolutes: ~0.2 ms a residual), for the compiled kernels' warm-up
+NUMPY_CALL_SECONDS, NUMPY_JOINT_SECONDS = 2e-4, 3e-6
 
 
 def _instances(p, rows: slice, n: int):
@@ -191,6 +195,8 @@ class Joint(JointProtocol, ElementType):
         cls._T0 = cls._M0 + m                 # flange flows
         cls._C0 = cls._T0 + nf                # coordinates
         cls._m, cls._nf = m, nf
+        cls._kinds = np.array([0 if f.kind == "rot" else 1 for f in cls.flanges],
+                              dtype=np.int64)          # compiled.joint's ROT, TRANS
 
     # --- the joint protocol (protocols.JointProtocol) -------------------------------------
     @classmethod
@@ -340,6 +346,7 @@ class Joint(JointProtocol, ElementType):
         p.active = np.ones((N, m))
         for row, inst in enumerate(instances):
             p.active[row, list(inst.params.get("inactive", ()))] = 0.0
+        p.warmup = compiled.Warmup(NUMPY_CALL_SECONDS + NUMPY_JOINT_SECONDS * N)
         return p
 
     @classmethod
@@ -394,7 +401,32 @@ class Joint(JointProtocol, ElementType):
         return out
 
     @classmethod
+    def _framework_twin(cls, p):
+        """The compiled kernels (elements/compiled/joint.py) for the run form of a joint
+        type without added terms, when they should run; else None. (A type with terms
+        of its own has its own ``_twin``: this one is asked for only by the framework's
+        kernels, so that they never get another type's module.)"""
+        if p.init or cls.added_torque.__func__ is not Joint.added_torque.__func__:
+            return None
+        return compiled.twin("joint", p.warmup)
+
+    @classmethod
+    def _twin(cls, p):
+        """The compiled kernels that ``residual`` runs for this group, or None."""
+        return cls._framework_twin(p)
+
+    @classmethod
+    def _twin_args(cls, p) -> tuple:
+        """The group's arrays and the type's constants, as the compiled kernels take them
+        after x (and x')."""
+        return (p.pp_n, p.x1, p.x2, p.rot_a, p.rot_b, p.axis_l, p.kappa, p.damp, p.active,
+                cls._kinds, cls.n_points, cls.global_normals, MODELS.index(p.model))
+
+    @classmethod
     def residual(cls, t, x, xp, p):
+        fast = cls._framework_twin(p)
+        if fast is not None:
+            return fast.residual(x, xp, *cls._twin_args(p))
         position = p.model == "position" and not p.init
         _, parts, flanges = cls._primitives(x, p)
         prims = [prim for prim, _ in parts]
@@ -449,7 +481,10 @@ class Joint(JointProtocol, ElementType):
     @classmethod
     def invariant_residual(cls, t, x, xp, p):
         """Rows (2), (3) and (6) of the run form alone (the frame rows, whose reactions
-        cost most of a residual, are left at 0)."""
+        cost most of a residual, are left at 0); compiled, the whole residual costs less
+        than these rows in numpy, and its other rows are ignored."""
+        if cls._twin(p) is not None:
+            return cls.residual(t, x, xp, p)
         _, parts, flanges = cls._primitives(x, p)
         out = np.zeros((x.shape[0], cls.nrows()))
         cls._constraint_rows(out, [prim for prim, _ in parts], flanges, x, p)
@@ -457,6 +492,14 @@ class Joint(JointProtocol, ElementType):
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
+        fast = cls._framework_twin(p)
+        if fast is not None:
+            J = fast.jacobian(x, *cls._twin_args(p))
+            if not cls._nf:
+                return J, np.broadcast_to(0.0, J.shape)
+            Jp = np.zeros_like(J)                       # (7): d(coordinate)/dt
+            Jp[:, cls.coordinate_vars(), cls.coordinate_vars()] = np.eye(cls._nf)
+            return J, Jp
         position = p.model == "position" and not p.init
         _, parts, flanges = cls._primitives(x, p)
         prims = [prim for prim, _ in parts]

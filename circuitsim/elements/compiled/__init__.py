@@ -1,20 +1,24 @@
 """Compiled twins of element kernels whose cost is arithmetic (numba, the optional
-``fast`` extra), and the one switch that chooses between them and the numpy reference.
+``fast`` extra), and the one switch that chooses between them and the numpy reference:
+the body's, the ball joint's (rigid models) and the joint framework's (the run form of
+every model, for the joint types without added terms of their own).
 
 1. The numpy kernel in the element's module is the reference; its twin here computes
    the same equations, equal to it to rounding, in one loop over the instances.
-2. ``CIRCUITSIM_KERNELS=numpy`` (the default, also when unset) runs the numpy kernels
-   only; ``numba`` runs the twins from the first call (an ImportError without numba);
-   ``auto`` runs a group's kernels in numpy until their calls have cost about what
-   loading the twins costs (``Warmup``), then in the twin when numba is installed. The
-   switch is counted per group, so a case switches at the same call in every process
-   (a sweep gives the same numbers serially and in parallel). numpy is the default
-   because a twin's first compile takes a minute and the whole-run gain is 15-20 %:
-   worth asking for on long runs, not worth imposing on every run.
+2. ``CIRCUITSIM_KERNELS=auto`` (the default, also when unset) runs a group's kernels in
+   numpy until their calls have cost about what loading the twins costs (``Warmup``),
+   then in the twin when numba is installed and the twins' cache is warm (warm.py);
+   ``numpy`` runs the numpy kernels only; ``numba`` runs the twins from the first call
+   (an ImportError without numba). The switch is counted per group, so a case switches
+   at the same call in every process (a sweep gives the same numbers serially and in
+   parallel); the two paths differ by rounding, a run's results by less than its
+   tolerance.
 3. Without numba every kernel runs in numpy, exactly as without this package; numba is
    imported only when a twin is first needed.
-4. The compiled functions are cached on disk (numba's ``cache=True``): a later process
-   loads them instead of compiling them.
+4. The compiled functions are cached on disk (numba's ``cache=True``). A twin's first
+   compile takes tens of seconds, so ``auto`` never compiles in a run: with a cold
+   cache the run stays in numpy and starts the compile in a detached background
+   process (warm.py); the runs after it load the cached code.
 """
 import functools
 import importlib
@@ -23,12 +27,16 @@ import os
 
 ENVIRONMENT = "CIRCUITSIM_KERNELS"
 CHOICES = ("auto", "numpy", "numba")
-# importing numba and loading cached twins in a fresh process: 0.9-1.5 s measured on a
-# loaded 2-core machine (a cold compile of the body's kernels: about 6 s, once)
-LOAD_SECONDS = 1.0
+# importing numba (0.16 s) and loading a module of cached twins (0.1-0.2 s) in a fresh
+# process, measured on a quiet 2-core machine; the cold compile is never paid in a run
+LOAD_SECONDS = 0.3
+NEVER = 2 ** 62            # a group's numpy calls left when the twins cannot load
 
-# keywords of the element types with a twin here (one module each, named after them)
-TWINNED = ("body", "spherical")
+# keywords of the element types with a twin here: body.py, spherical.py, and joint.py
+# for every joint type built from the joint framework without added terms
+FRAMEWORK_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed",
+                    "norotation", "pointplane")
+TWINNED = ("body", "spherical") + FRAMEWORK_JOINTS
 
 _twins: dict = {}
 
@@ -43,8 +51,8 @@ class Warmup:
 
 
 def choice() -> str:
-    """The kernels asked for by ``CIRCUITSIM_KERNELS`` (``numpy`` when unset)."""
-    value = os.environ.get(ENVIRONMENT, "numpy").strip().lower() or "numpy"
+    """The kernels asked for by ``CIRCUITSIM_KERNELS`` (``auto`` when unset)."""
+    value = os.environ.get(ENVIRONMENT, "auto").strip().lower() or "auto"
     if value not in CHOICES:
         raise ValueError(f"{ENVIRONMENT}={value!r}: expected one of {', '.join(CHOICES)}")
     return value
@@ -68,6 +76,11 @@ def twin(module: str, warmup: Warmup):
             warmup.left -= 1
             return None
         if not available():
+            return None
+        from . import warm                 # only here: hashing the sources costs ms
+        if not warm.ready():
+            warm.start_in_background()
+            warmup.left = NEVER             # the rest of this run stays in numpy
             return None
     elif not available():
         raise ImportError(f"{ENVIRONMENT}=numba needs numba: pip install circuitsim[fast]")

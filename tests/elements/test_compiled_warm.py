@@ -1,0 +1,100 @@
+"""The twins' cache warmed ahead of the runs (circuitsim/elements/compiled/warm.py): a run
+with a cold cache stays in numpy and starts one background compile; the warm-up
+netlists call every twin in every form the shipped mechanisms call it."""
+import os
+import sys
+
+import pytest
+
+from helpers import NETLISTS
+
+import circuitsim
+from circuitsim.elements import compiled
+from circuitsim.elements.compiled import warm
+
+needs_numba = pytest.mark.skipif(not compiled.available(), reason="numba not installed")
+
+
+@pytest.fixture
+def cold(monkeypatch, tmp_path):
+    """An empty cache directory, and a process that has not looked at it yet."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(warm, "_ready", [])
+    monkeypatch.setattr(warm, "_started", [])
+    return tmp_path
+
+
+class _Spawned:
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, argv, **kwargs):
+        self.calls.append((argv, kwargs))
+
+
+def test_a_cold_cache_keeps_the_run_in_numpy_and_starts_one_compile(cold, monkeypatch):
+    monkeypatch.setenv(compiled.ENVIRONMENT, "auto")
+    monkeypatch.setattr(compiled, "available", lambda: True)
+    spawned = _Spawned()
+    monkeypatch.setattr(warm.subprocess, "Popen", spawned)
+    warmup = compiled.Warmup(compiled.LOAD_SECONDS)
+    assert warmup.left == 1
+    assert [compiled.twin("body", warmup) for _ in range(5)] == [None] * 5
+    assert warmup.left > 10 ** 9                 # the rest of the run stays in numpy
+    (argv, kwargs), = spawned.calls              # one compile, however many groups ask
+    assert argv[:3] == [sys.executable, "-m", "circuitsim.elements.compiled.warm"]
+    assert kwargs["env"][compiled.ENVIRONMENT] == "numba"
+    assert kwargs["start_new_session"]
+    lock = warm.marker().with_suffix(".lock")
+    assert argv[3] == str(lock) and lock.exists()
+    monkeypatch.setattr(warm, "_started", [])    # another process: the lock stops it
+    compiled.twin("spherical", compiled.Warmup(1e9))
+    warm.start_in_background()
+    assert len(spawned.calls) == 1
+
+
+def test_a_stale_lock_is_taken_over(cold, monkeypatch):
+    spawned = _Spawned()
+    monkeypatch.setattr(warm.subprocess, "Popen", spawned)
+    lock = warm.marker().with_suffix(".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("")
+    old = os.path.getmtime(lock) - warm.LOCK_SECONDS - 1
+    os.utime(lock, (old, old))
+    warm.start_in_background()
+    assert len(spawned.calls) == 1
+
+
+def test_the_marker_names_the_sources_and_is_read_once(cold, monkeypatch):
+    assert not warm.ready()
+    warm.marker().parent.mkdir(parents=True, exist_ok=True)
+    warm.marker().write_text("")
+    assert not warm.ready()                      # a run keeps the path it started on
+    monkeypatch.setattr(warm, "_ready", [])
+    assert warm.ready()
+    assert warm.marker().name == f"circuitsim-warm-{warm.cache_key()}"
+
+
+def _dispatchers():
+    """Every compiled function of every twin module: name -> its compiled signatures."""
+    import importlib
+    out = {}
+    for name in ("body", "spherical", "joint"):
+        module = importlib.import_module(f"circuitsim.elements.compiled.{name}")
+        for attr, value in vars(module).items():      # the entry points (helpers inline)
+            if hasattr(value, "signatures") and not attr.startswith("_"):
+                out[f"{name}.{attr}"] = set(value.signatures)
+    return out
+
+
+@needs_numba
+def test_the_warm_up_compiles_every_twin_as_the_examples_call_them(monkeypatch):
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numba")
+    warm.compile_all()
+    after_warm = _dispatchers()
+    assert all(after_warm.values()), [k for k, v in after_warm.items() if not v]
+    for netlist in ("pendulum", "double_pendulum", "heavy_top", "slider_crank", "fourbar",
+                    "landing_gear", "solar_panel", "manipulator"):
+        case = circuitsim.load(NETLISTS / f"{netlist}.cir").prepare(None)
+        case.run(t_end=case.system.circuit.tran.tstop * 0.01)
+    assert _dispatchers() == after_warm          # nothing compiled that the warm-up had not
