@@ -368,12 +368,6 @@ class System(DAEProblem):
             matrix.sum_duplicates()
             matrix.eliminate_zeros()
         self._stamped = bool(stamped)
-        # G·y + C·y' as one product of [G C] with (y_e, y'_e), summed into the residual's
-        # bincount with the other groups' rows (3x cheaper than two CSR products here)
-        g, c = self.G.tocoo(), self.C.tocoo()
-        self._stamp_cols = np.concatenate([g.col, c.col + n + 2]).astype(np.int64)
-        self._stamp_vals = np.concatenate([g.data, c.data])
-        self._row_maps = np.concatenate([self._row_maps, g.row, c.row]).astype(np.int64)
         maps = maps.astype(np.int64)
         self._G_data, self._C_data = (np.bincount(maps, v, minlength=self.nnz + 1)[:self.nnz]
                                       for v in (G, C))
@@ -417,9 +411,11 @@ class System(DAEProblem):
         parts = [g.etype.residual(t, ye[g.var_idx], ype[g.var_idx],
                                   g.p_init if init else g.p).ravel()
                  for g in self._called]
-        if self._stamped:
-            parts.append(self._stamp_vals * np.concatenate((ye, ype))[self._stamp_cols])
-        return np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 2)[:self.n]
+        F = (np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 2)[:self.n]
+             if parts else np.zeros(self.n))
+        if self._stamped:     # a row's stamps summed apart first: G·y holds p_a − p_b of
+            F += self.G @ y + self.C @ yp     # nearby potentials before a small flow joins
+        return F
 
     def invariant_residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """Solver hook (12): F on the invariant rows (0 on the others), from the groups
