@@ -5,6 +5,13 @@ calls the type's kernels once for all instances. Residual rows are summed with o
 ``bincount``; the Jacobian's CSC pattern and the scatter map from every local entry to
 its position in ``.data`` are built once, so each evaluation only fills ``.data``.
 The ground and any flows into it go to a trash slot (index n) that is dropped.
+
+The groups of linear element types (``ElementType.linear``: constant coefficients) are
+stamped once instead, as circuit simulators do: their local Jacobians, evaluated at
+build time, are scattered into two constant sparse matrices G and C, so that their part
+of the residual is G·y + C·y' and their part of the Jacobian's ``.data`` the constant
+vectors of G + cj·C on the same CSC pattern. Their kernels are still called for
+everything else (outputs, blame, the structure).
 """
 from __future__ import annotations
 
@@ -16,7 +23,7 @@ import scipy.sparse as sp
 from ..elements.base import initialisation_params
 from ..elements.declarations import FRAME_VARS, NOMINAL, POTENTIAL_UNIT
 from ..elements.protocols import NO_LABEL, SPEED, SPIN
-from ..errors import ModelError, NetlistError, did_you_mean
+from ..errors import CircuitsimError, ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from ..solver.matching import maximum_matching
@@ -29,6 +36,11 @@ EVALUATION_ERRORS = (ArithmeticError, ValueError)   # an element saying "y is ou
 RATE_PROBES = 4      # random states at which an element's outputs are checked for reading y'
 RATE_STEP = 1e-6     # s (relative beyond 1 s): difference step of a prescribed potential's
 #                      rate; the second-order formula's error is ~RATE_STEP² V
+FUSE_LINEAR = True   # linear groups stamped into G, C once (False: called every time,
+#                      as the other groups; the tests compare the two)
+LINEARITY_RTOL = 1e-12   # a linear group's F against Jx·x + Jp·x' at random states:
+#                          rounding only, or its declaration is wrong
+LINEARITY_PROBES = 2     # random (t, x, x') at which that is checked
 
 
 @dataclass
@@ -53,6 +65,30 @@ def _is_zero_view(block: np.ndarray) -> bool:
     """A broadcast scalar zero (np.broadcast_to(0.0, shape)): an element's dF/dx' that
     it knows to be zero without storing it."""
     return block.size > 0 and not any(block.strides) and block.flat[0] == 0.0
+
+
+def _check_linear(g: Group, dfdx: np.ndarray, dfdxp: np.ndarray) -> None:
+    """A linear type's residual is its constant Jacobian times (x, x') (ElementType.linear
+    (1)-(3)) at LINEARITY_PROBES random states and times; else its declaration is wrong."""
+    name = g.etype.__name__
+    if g.etype.has_init_form or g.etype.switch_names(g.p) or any(
+            par.kind in TIME_KINDS for par in g.etype.params):
+        raise CircuitsimError(f"internal error: element type {name} is declared linear but "
+                              "has an initialisation form, a switch or a time function")
+    mask = g.mask.astype(float)
+    Jx, Jp = np.asarray(dfdx, float) * mask, np.asarray(dfdxp, float) * mask
+    rng = np.random.default_rng(0)
+    for _ in range(LINEARITY_PROBES):
+        x, xp = rng.normal(size=g.var_idx.shape), rng.normal(size=g.var_idx.shape)
+        with np.errstate(all="ignore"):
+            F = np.asarray(g.etype.residual(float(rng.random()), x, xp, g.p), float)
+        stamped = np.einsum("nij,nj->ni", Jx, x) + np.einsum("nij,nj->ni", Jp, xp)
+        scale = np.einsum("nij,nj->ni", np.abs(Jx), np.abs(x)) + np.einsum(
+            "nij,nj->ni", np.abs(Jp), np.abs(xp))
+        if not np.all(np.abs(F - stamped) <= LINEARITY_RTOL * scale):
+            raise CircuitsimError(f"internal error: element type {name} is declared linear, "
+                                  "but its residual is not its constant Jacobian times "
+                                  "(x, x')")
 
 
 def prepare_params(etype, instances: list):
@@ -132,6 +168,7 @@ class System(DAEProblem):
         self.newton_mask = None         # set by classify() once the start point is known
         self.error_dimension = None     # ... and this
         self._build_pattern()
+        self._stamp_linear()
         self.breakpoints = self._breakpoints(circuit.tran.tstop or 0.0)
         self.nres = 0
         self.for_initialisation = _InitialisationView(self) if any(
@@ -297,8 +334,43 @@ class System(DAEProblem):
             m = len(g.jac_take) * g.var_idx.shape[0]
             g.jac_map = position[offset:offset + m]
             offset += m
-        self._jac_maps = np.concatenate([g.jac_map for g in self.groups])
-        self._row_maps = np.concatenate([g.row_idx.ravel() for g in self.groups])
+        self._called = [g for g in self.groups if not (FUSE_LINEAR and g.etype.linear)]
+        self._jac_maps = np.concatenate([g.jac_map for g in self._called] + [[]]).astype(np.int64)
+        self._row_maps = np.concatenate([g.row_idx.ravel() for g in self._called]
+                                        + [[]]).astype(np.int64)
+
+    def _stamp_linear(self) -> None:
+        """G, C (n x n CSR, duplicates summed, the ground's row and column dropped):
+        the linear groups' dF/dy and dF/dy', constant; and their entries on the CSC
+        pattern's ``.data`` (G_data, C_data), so that a Jacobian adds G_data + cj·C_data."""
+        n = self.n
+        stamped = [g for g in self.groups if FUSE_LINEAR and g.etype.linear]
+        entries = {"rows": [], "cols": [], "maps": [], "G": [], "C": []}
+        for g in stamped:
+            zeros = np.zeros(g.var_idx.shape)
+            dfdx, dfdxp = g.etype.jacobian(0.0, zeros, zeros, g.p)
+            _check_linear(g, dfdx, dfdxp)
+            r = np.broadcast_to(g.row_idx[:, :, None], g.row_idx.shape + (g.var_idx.shape[1],))
+            entries["rows"].append(r[:, g.mask].ravel())
+            entries["cols"].append(np.broadcast_to(g.var_idx[:, None, :], r.shape)[:, g.mask].ravel())
+            entries["maps"].append(g.jac_map)
+            entries["G"].append(_gathered(np.asarray(dfdx, float), g.jac_take).ravel())
+            entries["C"].append(_gathered(np.asarray(dfdxp, float), g.jac_take).ravel())
+        rows, cols, maps, G, C = (np.concatenate(entries[k] + [[]]) for k in entries)
+        keep = (rows < n) & (cols < n)
+        if np.any(cols[rows < n] == self.one):
+            raise CircuitsimError("internal error: a linear element reads the ground frame's "
+                                  "constant q0 = 1, which G·y cannot hold")
+        self.G, self.C = (sp.csr_matrix((v[keep], (rows[keep].astype(np.int64),
+                                                   cols[keep].astype(np.int64))), shape=(n, n))
+                          for v in (G, C))
+        for matrix in (self.G, self.C):
+            matrix.sum_duplicates()
+            matrix.eliminate_zeros()
+        self._stamped = bool(stamped)
+        maps = maps.astype(np.int64)
+        self._G_data, self._C_data = (np.bincount(maps, v, minlength=self.nnz + 1)[:self.nnz]
+                                      for v in (G, C))
 
     def prescribed_rates(self, t: float) -> np.ndarray:
         """(n + 2,) the time derivative of each node potential that a potential source
@@ -338,8 +410,12 @@ class System(DAEProblem):
         ye, ype = self._extend(y), self._extend(yp, constants=False)
         parts = [g.etype.residual(t, ye[g.var_idx], ype[g.var_idx],
                                   g.p_init if init else g.p).ravel()
-                 for g in self.groups]
-        return np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 2)[:self.n]
+                 for g in self._called]
+        F = (np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 2)[:self.n]
+             if parts else np.zeros(self.n))
+        if self._stamped:     # a row's stamps summed apart first: G·y holds p_a − p_b of
+            F += self.G @ y + self.C @ yp     # nearby potentials before a small flow joins
+        return F
 
     def invariant_residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """Solver hook (12): F on the invariant rows (0 on the others), from the groups
@@ -360,7 +436,7 @@ class System(DAEProblem):
     def jacobian_data(self, t, y, yp, cj, init: bool = False) -> np.ndarray:
         ye, ype = self._extend(y), self._extend(yp, constants=False)
         parts = []
-        for g in self.groups:
+        for g in self._called:
             dfdx, dfdxp = g.etype.jacobian(t, ye[g.var_idx], ype[g.var_idx],
                                            g.p_init if init else g.p)
             # gathered first: the element blocks are mostly outside the pattern (np.take:
@@ -369,7 +445,11 @@ class System(DAEProblem):
             if not _is_zero_view(dfdxp):
                 part += cj * _gathered(dfdxp, g.jac_take)
             parts.append(part.ravel())
-        return np.bincount(self._jac_maps, np.concatenate(parts), minlength=self.nnz + 1)[:self.nnz]
+        data = self._G_data + cj * self._C_data
+        if parts:
+            data += np.bincount(self._jac_maps, np.concatenate(parts),
+                                minlength=self.nnz + 1)[:self.nnz]
+        return data
 
     @property
     def equation_names(self) -> list:

@@ -80,6 +80,18 @@ class ElementType:
     # True: the kernels have an initialisation form, selected by ``p.init`` (False in
     # what ``prepare`` returns; the function ``initialisation_params`` sets it on a copy)
     has_init_form: ClassVar[bool] = False
+    # True: the equations are linear with constant coefficients. Contract:
+    # (1) F(t, x, x') = Jx·x + Jp·x' exactly, Jx = dF/dx and Jp = dF/dx' (within
+    #     ``pattern``) constant for the run: independent of t and of the state;
+    # (2) hence F(t, 0, 0) = 0: no source term, no time function, no switch, no limit;
+    # (3) no initialisation form (``has_init_form`` False): the same equations hold
+    #     while initial values are computed.
+    # The parameters may differ between cases (studies, sweeps): the assembler stamps
+    # each prepared system's Jx, Jp once into constant sparse matrices G and C, and
+    # calls neither kernel again for the residual or the Jacobian (G·y + C·y',
+    # G + cj·C); outputs are still computed by the kernels. It checks (1) numerically
+    # at build time and refuses a type that fails it.
+    linear: ClassVar[bool] = False
 
     # --- structure -------------------------------------------------------------------
     @classmethod
@@ -91,11 +103,6 @@ class ElementType:
     def extra_vars(cls, inst: ElementInstance) -> list:
         """Names of further unknowns this instance reads (after ports and states)."""
         return []
-
-    @classmethod
-    def positional_ports(cls) -> tuple:
-        """The ports written after the element name (not those named by a parameter)."""
-        return tuple(p for p in cls.ports if p.param is None)
 
     @classmethod
     def nvars(cls, n_extra: int = 0) -> int:

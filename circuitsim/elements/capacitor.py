@@ -37,6 +37,7 @@ class Capacitor(ElementType):
     outputs = (Output("i", _FLOW, "flow from a to b"),
                Output("E", "J", "stored energy ½·C·(p_a − p_b)²", kind="energy"))
     differential_vars = (0, 1)
+    linear = True
     positional_param = "C"
     pattern = np.ones((2, 2), dtype=bool)
 

@@ -27,6 +27,7 @@ class Damper(ElementType):
     ports = (Port("a", MECHANICAL), Port("b", MECHANICAL))
     params = (Param("b", B_UNITS, description="damping coefficient", nonnegative=True),)
     outputs = (Output("f", F_UNITS, "damping force (flow from a to b)"),)
+    linear = True
     positional_param = "b"
     pattern = np.ones((2, 2), dtype=bool)
 

@@ -32,6 +32,7 @@ class Gyrator(ElementType):
              Port("d", group="c"))
     params = (Param("k", RatioUnit(("flow", "a"), ("potential", "c")),
                     description="ratio f_ab/(p_c − p_d), SI units"),)
+    linear = True
     positional_param = "k"
     pattern = np.array([[0, 0, 1, 1], [0, 0, 1, 1], [1, 1, 0, 0], [1, 1, 0, 0]], dtype=bool)
 

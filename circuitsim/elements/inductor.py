@@ -38,6 +38,7 @@ class Inductor(ElementType):
     states = (State("i", _FLOW, True, "flow from a to b", init_param="ic"),)
     outputs = (Output("E", "J", "stored energy ½·L·i²", kind="energy"),)
     differential_vars = (2,)
+    linear = True
     positional_param = "L"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 1]], dtype=bool)
 

@@ -28,6 +28,7 @@ class Mass(ElementType):
               Param("v0", "m/s", default=None, description="initial velocity of node a"))
     outputs = (Output("E", "J", "kinetic energy ½·m·v²", kind="energy"),)
     differential_vars = (0,)
+    linear = True
     positional_param = "m"
     pattern = np.ones((1, 1), dtype=bool)
     _coef = "m"

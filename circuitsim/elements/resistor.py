@@ -32,6 +32,7 @@ class Resistor(ElementType):
     params = (Param("R", _R_UNITS, description="resistance", positive=True),
               domain_param())
     outputs = (Output("i", _FLOW, "flow from a to b"),)
+    linear = True
     positional_param = "R"
     pattern = np.ones((2, 2), dtype=bool)
 

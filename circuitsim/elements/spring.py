@@ -41,6 +41,7 @@ class Spring(ElementType):
     outputs = (Output("f", F_UNITS, "spring force (flow from a to b)"),
                Output("E", "J", "stored energy ½·k·x²", kind="energy"))
     differential_vars = (2,)
+    linear = True
     positional_param = "k"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 1]], dtype=bool)
 

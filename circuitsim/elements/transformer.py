@@ -38,6 +38,7 @@ class Transformer(ElementType):
     params = (Param("n", RatioUnit(("potential", "a"), ("potential", "c")),
                     description="ratio (p_a − p_b)/(p_c − p_d), SI units"),)
     states = (State("i", _FLOW, False, "flow from a through the element to b"),)
+    linear = True
     positional_param = "n"
     pattern = np.array([[0, 0, 0, 0, 1], [0, 0, 0, 0, 1], [0, 0, 0, 0, 1],
                         [0, 0, 0, 0, 1], [1, 1, 1, 1, 0]], dtype=bool)

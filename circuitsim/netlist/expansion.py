@@ -195,7 +195,7 @@ class _Expansion:
 def _layout(etype) -> tuple:
     """An element type's positional ports, {parameter name: declaration} and the ports a
     parameter names, read once per type rather than once per element line."""
-    return (etype.positional_ports(), {p.name: p for p in etype.params},
+    return (tuple(p for p in etype.ports if p.param is None), {p.name: p for p in etype.params},
             tuple(p for p in etype.ports if p.param is not None))
 
 
