@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..elements import compiled
 from ..elements.base import initialisation_params
 from ..elements.declarations import FRAME_VARS, NOMINAL, POTENTIAL_UNIT
 from ..elements.protocols import NO_LABEL, SPEED, SPIN
@@ -139,6 +140,7 @@ class System(DAEProblem):
         self.zero, self.one = self.n, self.n + 1     # constant slots (see _extend)
         self.names = self.numbering.names
         self.groups = self._make_groups(circuit.elements)
+        compiled.share(g.p for g in self.groups)       # one warm-up for the twinned groups
         self.id = self._differential_ids()
         determined = np.append(self.id, (0.0, 0.0)) != 0
         self._sources = [g for g in self.groups if g.etype.imposes == "potential"]

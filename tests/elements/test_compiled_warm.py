@@ -1,4 +1,4 @@
-"""The twins' cache warmed ahead of the runs (circuitsim/elements/compiled/warm.py): a run
+"""The twins' cache warmed ahead of the runs (circuitsim/elements/compiled/warm.py, circuitsim/warmup.py): a run
 with a cold cache stays in numpy and starts one background compile; the warm-up
 netlists call every twin in every form the shipped mechanisms call it."""
 import os
@@ -11,6 +11,7 @@ from helpers import NETLISTS
 import circuitsim
 from circuitsim.elements import compiled
 from circuitsim.elements.compiled import warm
+from circuitsim import warmup as warm_up
 
 needs_numba = pytest.mark.skipif(not compiled.available(), reason="numba not installed")
 
@@ -42,7 +43,7 @@ def test_a_cold_cache_keeps_the_run_in_numpy_and_starts_one_compile(cold, monkey
     assert [compiled.twin("body", warmup) for _ in range(5)] == [None] * 5
     assert warmup.left > 10 ** 9                 # the rest of the run stays in numpy
     (argv, kwargs), = spawned.calls              # one compile, however many groups ask
-    assert argv[:3] == [sys.executable, "-m", "circuitsim.elements.compiled.warm"]
+    assert argv[:3] == [sys.executable, "-m", "circuitsim.warmup"]
     assert kwargs["env"][compiled.ENVIRONMENT] == "numba"
     assert kwargs["start_new_session"]
     lock = warm.marker().with_suffix(".lock")
@@ -90,7 +91,7 @@ def _dispatchers():
 @needs_numba
 def test_the_warm_up_compiles_every_twin_as_the_examples_call_them(monkeypatch):
     monkeypatch.setenv(compiled.ENVIRONMENT, "numba")
-    warm.compile_all()
+    warm_up.compile_all()
     after_warm = _dispatchers()
     assert all(after_warm.values()), [k for k, v in after_warm.items() if not v]
     for netlist in ("pendulum", "double_pendulum", "heavy_top", "slider_crank", "fourbar",
@@ -98,3 +99,14 @@ def test_the_warm_up_compiles_every_twin_as_the_examples_call_them(monkeypatch):
         case = circuitsim.load(NETLISTS / f"{netlist}.cir").prepare(None)
         case.run(t_end=case.system.circuit.tran.tstop * 0.01)
     assert _dispatchers() == after_warm          # nothing compiled that the warm-up had not
+
+
+def test_the_groups_of_a_system_share_one_warm_up():
+    """The load is paid once per process: a case's twinned groups (bodies, revolutes,
+    a prismatic joint) count their numpy calls against one budget of LOAD_SECONDS."""
+    case = circuitsim.load(NETLISTS / "slider_crank.cir").prepare(None)
+    warmups = [g.p.warmup for g in case.system.groups
+               if isinstance(getattr(g.p, "warmup", None), compiled.Warmup)]
+    assert len(warmups) >= 3
+    assert len({id(w.budget) for w in warmups}) == 1
+    assert warmups[0].budget.seconds == compiled.LOAD_SECONDS

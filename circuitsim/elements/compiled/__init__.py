@@ -18,19 +18,20 @@ every model, for the joint types without added terms of their own).
 4. The compiled functions are cached on disk (numba's ``cache=True``). A twin's first
    compile takes tens of seconds, so ``auto`` never compiles in a run: with a cold
    cache the run stays in numpy and starts the compile in a detached background
-   process (warm.py); the runs after it load the cached code.
+   process (warm.py, circuitsim/warmup.py); the runs after it load the cached code.
 """
 import functools
 import importlib
 import importlib.util
+import math
 import os
+import sys
 
 ENVIRONMENT = "CIRCUITSIM_KERNELS"
 CHOICES = ("auto", "numpy", "numba")
 # importing numba (0.16 s) and loading a module of cached twins (0.1-0.2 s) in a fresh
 # process, measured on a quiet 2-core machine; the cold compile is never paid in a run
 LOAD_SECONDS = 0.3
-NEVER = 2 ** 62            # a group's numpy calls left when the twins cannot load
 
 # keywords of the element types with a twin here: body.py, spherical.py, and joint.py
 # for every joint type built from the joint framework without added terms
@@ -41,13 +42,43 @@ TWINNED = ("body", "spherical") + FRAMEWORK_JOINTS
 _twins: dict = {}
 
 
+class _Budget:
+    """Seconds of numpy kernel calls left before the twins take over."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+
 class Warmup:
-    """One group's numpy calls left before its twin takes over (contract item 2): as
-    many as cost ``LOAD_SECONDS`` at ``seconds_per_call`` — rent or buy, so that a run
-    never pays more than twice the cheaper of the two paths."""
+    """A group's count towards its twin (contract item 2): each numpy call is taken as
+    ``seconds_per_call`` out of a budget of ``LOAD_SECONDS`` — rent or buy, so that a run
+    never pays more than twice the cheaper of the two paths. The groups of one system
+    share one budget (``share``): the load is paid once, not once per group."""
 
     def __init__(self, seconds_per_call: float):
-        self.left = int(LOAD_SECONDS / seconds_per_call)
+        self.per_call = seconds_per_call
+        self.budget = _Budget(LOAD_SECONDS)
+
+    @property
+    def left(self) -> int:
+        """Numpy calls of this group left before the switch."""
+        if math.isinf(self.budget.seconds):
+            return sys.maxsize
+        return max(0, round(self.budget.seconds / self.per_call))
+
+    @left.setter
+    def left(self, calls: int) -> None:
+        self.budget.seconds = calls * self.per_call
+
+
+def share(group_params) -> None:
+    """One budget for the warm-ups of a system's groups (their prepared parameters; the
+    groups without a twin have none)."""
+    budget = _Budget(LOAD_SECONDS)
+    for p in group_params:
+        warmup = getattr(p, "warmup", None)
+        if isinstance(warmup, Warmup):
+            warmup.budget = budget
 
 
 def choice() -> str:
@@ -72,15 +103,15 @@ def twin(module: str, warmup: Warmup):
     if wanted == "numpy":
         return None
     if wanted == "auto":
-        if warmup.left > 0:
-            warmup.left -= 1
+        if warmup.budget.seconds > 0.5 * warmup.per_call:     # (a rounding left over is 0)
+            warmup.budget.seconds -= warmup.per_call
             return None
         if not available():
             return None
         from . import warm                 # only here: hashing the sources costs ms
         if not warm.ready():
             warm.start_in_background()
-            warmup.left = NEVER             # the rest of this run stays in numpy
+            warmup.budget.seconds = math.inf    # the rest of this run stays in numpy
             return None
     elif not available():
         raise ImportError(f"{ENVIRONMENT}=numba needs numba: pip install circuitsim[fast]")

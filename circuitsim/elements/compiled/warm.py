@@ -1,7 +1,7 @@
-"""Compiling the twins ahead of the runs that use them: ``python -m
-circuitsim.elements.compiled.warm`` runs small mechanisms that call every twin, with
-``CIRCUITSIM_KERNELS=numba``, so that numba writes their machine code to its disk cache,
-and then leaves a marker saying the cache is warm for these sources.
+"""Whether the twins' disk cache is warm, and starting the warm-up when it is not. The
+warm-up itself (``python -m circuitsim.warmup``) runs small mechanisms that call every
+twin with ``CIRCUITSIM_KERNELS=numba``, so that numba writes their machine code to its
+disk cache, and then leaves the marker below.
 
 1. ``ready()``: whether the marker for the present sources, numba and Python is there
    (checked once per process: a run keeps the path it started on).
@@ -25,32 +25,7 @@ HERE = Path(__file__).resolve().parent
 # a lock older than this is left over from a warm-up that was killed (the cold compile
 # of every twin takes 1-3 minutes on a loaded 2-core machine)
 LOCK_SECONDS = 900.0
-NICENESS = 10                # the background compile yields to the run that started it
-
-# Every twin in the run form of each variant it computes: bodies, ball joints in the
-# position and velocity models, the framework's joints (one kernel for every type) in
-# the three models, with axis flanges of both kinds (rows switched off are the same
-# kernels).
-WARM_NETLISTS = ("""\
-.title warm-up of the compiled kernels: bodies and ball joints
-body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0)
-body B2 m=1 J=(0.02, 0.02, 0.001) pos=(1.0, 0, 0)
-spherical J1 0 B1 at=(0, 0, 0) model=position
-spherical J2 B1 B2 at=(0.75, 0, 0) model=velocity
-.gravity 0 0 -9.81
-.tran 0.01 1m
-""", """\
-.title warm-up of the compiled kernels: joints of the framework
-body C1 m=1 J=(0.01, 0.01, 0.01) pos=(0.5, 0, 0)
-body C2 m=1 J=(0.01, 0.01, 0.01) pos=(1.0, 0, 0)
-body C3 m=1 J=(0.01, 0.01, 0.01) pos=(1.5, 0, 0)
-revolute R1 0 C1 at=(0, 0, 0) axis=(0, 0, 1) model=position
-prismatic P1 C1 C2 at=(1.0, 0, 0) axis=(1, 0, 0) model=velocity
-revolute R2 C2 C3 at=(1.25, 0, 0) axis=(0, 0, 1) model=elastic
-.gravity 0 -9.81 0
-.tran 0.01 1m
-""")
-
+WARM_UP = "circuitsim.warmup"     # the module that compiles every twin and calls write_marker
 
 def _numba_version() -> str:
     try:
@@ -111,42 +86,15 @@ def start_in_background() -> None:
         lock.unlink(missing_ok=True)
         os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         env = {**os.environ, "CIRCUITSIM_KERNELS": "numba"}
-        subprocess.Popen([sys.executable, "-m", __name__, str(lock)], env=env,
+        subprocess.Popen([sys.executable, "-m", WARM_UP, str(lock)], env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
     except OSError:
         return
 
 
-def compile_all() -> None:
-    """Run every warm-up netlist with the twins (numba compiles what its cache lacks)."""
-    import circuitsim
-
-    os.environ["CIRCUITSIM_KERNELS"] = "numba"
-    for number, text in enumerate(WARM_NETLISTS):
-        circuitsim.parse(text, f"<warm-up {number + 1}>").simulate()
-
-
-def warm() -> None:
-    """Compile every twin, then write the marker."""
-    compile_all()
+def write_marker() -> None:
+    """Say that the twins' cache is warm for the present sources (after a warm-up)."""
     path = marker()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"twins compiled {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
-
-
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    lock = Path(argv[0]) if argv else None
-    try:
-        if hasattr(os, "nice"):
-            os.nice(NICENESS)
-        warm()
-    finally:
-        if lock is not None:
-            lock.unlink(missing_ok=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

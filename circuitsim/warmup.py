@@ -1,0 +1,66 @@
+"""The compiled kernels' warm-up: ``python -m circuitsim.warmup`` runs small mechanisms
+that call every compiled twin (circuitsim/elements/compiled/) in every form the shipped
+mechanisms call it, with ``CIRCUITSIM_KERNELS=numba``, so that numba writes their machine
+code to its disk cache; then it marks the cache warm (elements/compiled/warm.py). A run
+that finds the cache cold starts it in the background; run it yourself to warm the
+cache ahead (a container image, a cluster's nodes)."""
+import os
+import sys
+from pathlib import Path
+
+from .api import parse
+from .elements.compiled import warm
+
+NICENESS = 10                # the background compile yields to the run that started it
+
+# Every twin in the run form of each variant it computes: bodies, ball joints in the
+# position and velocity models, the framework's joints (one kernel for every type) in
+# the three models, with axis flanges of both kinds (rows switched off are the same
+# kernels).
+WARM_NETLISTS = ("""\
+.title warm-up of the compiled kernels: bodies and ball joints
+body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0)
+body B2 m=1 J=(0.02, 0.02, 0.001) pos=(1.0, 0, 0)
+spherical J1 0 B1 at=(0, 0, 0) model=position
+spherical J2 B1 B2 at=(0.75, 0, 0) model=velocity
+.gravity 0 0 -9.81
+.tran 0.01 1m
+""", """\
+.title warm-up of the compiled kernels: joints of the framework
+body C1 m=1 J=(0.01, 0.01, 0.01) pos=(0.5, 0, 0)
+body C2 m=1 J=(0.01, 0.01, 0.01) pos=(1.0, 0, 0)
+body C3 m=1 J=(0.01, 0.01, 0.01) pos=(1.5, 0, 0)
+revolute R1 0 C1 at=(0, 0, 0) axis=(0, 0, 1) model=position
+prismatic P1 C1 C2 at=(1.0, 0, 0) axis=(1, 0, 0) model=velocity
+revolute R2 C2 C3 at=(1.25, 0, 0) axis=(0, 0, 1) model=elastic
+.gravity 0 -9.81 0
+.tran 0.01 1m
+""")
+
+
+
+def compile_all() -> None:
+    """Run every warm-up netlist with the twins (numba compiles what its cache lacks)."""
+    os.environ["CIRCUITSIM_KERNELS"] = "numba"
+    for number, text in enumerate(WARM_NETLISTS):
+        parse(text, f"<warm-up {number + 1}>").simulate()
+
+
+def main(argv=None) -> int:
+    """Compile every twin and mark the cache warm; remove the lock file given, if any
+    (the background start's)."""
+    argv = sys.argv[1:] if argv is None else argv
+    lock = Path(argv[0]) if argv else None
+    try:
+        if lock is not None and sys.platform != "win32":
+            os.nice(NICENESS)
+        compile_all()
+        warm.write_marker()
+    finally:
+        if lock is not None:
+            lock.unlink(missing_ok=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
