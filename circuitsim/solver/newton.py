@@ -48,6 +48,11 @@ BAD_VALUE_ERRORS = (ArithmeticError, ValueError)   # a model's way to say "y is 
 ROUNDING_ULPS = 16.0  # an invariant row's residual within this many ulps of its terms is rounding
 
 POLISH_ITERS = 3      # output-point corrections: linear models need one, mild nonlinearity two
+# ... with invariant rows left out (polish) two: a third moved a mechanism's multipliers
+# no closer to the values consistent with the interpolated positions and velocities (seven
+# shipped mechanisms, against those values solved exactly); one left a slider-crank's
+# guide force 8e-6 N off the closed form at rtol 1e-9
+POLISH_ITERS_INVARIANTS = 2
 POLISH_TOL = 1e-3     # weighted size of the last correction that ends them
 POLISH_FIT = 1.0      # an interpolated point whose first polishing update is within this
                       # many tolerance units (rtol·|y| + atol) is kept: it already fits
@@ -385,44 +390,53 @@ class Newton:
         interpolant can be poor (an algebraic circuit driven by a fast input). With the
         kept matrix J = dF/dy + cj dF/dy', the update y_a += delta_a, y'_d += cj delta_d is
         Newton's method for (y_a, y'_d) up to O(dF/dy_d / cj). Cheap: a residual and a
-        back-substitution per iteration, no new matrix. ``fit``: the error weights of y
-        (multipliers included); a point whose first update of the algebraic unknowns is
-        within POLISH_FIT in them (POLISH_FIT_INVARIANTS with invariant rows) is returned
-        as it is: polishing would change nothing beyond the tolerance. Returns the input
-        if it fails, or if it leaves the equations less satisfied than it found them (in
-        tolerance units, |F_i| / (|J_i|·tol)): a row without y' that holds differential
-        unknowns (a joint's velocity constraint) is not Newton's here, and near a
-        singular configuration the kept matrix turns its residual into a large change
-        of an algebraic unknown (a body's ω)."""
+        back-substitution per iteration, no new matrix. The invariant rows (position and
+        velocity constraints: no y', only differential unknowns, which the polish keeps)
+        are left out: their residual at an interpolated point is the interpolant's error
+        in the positions and velocities, which no algebraic unknown can correct; solved
+        for, it turned into a large change of the multipliers. ``fit``: the error weights
+        of y (multipliers included); a point whose first update of the algebraic unknowns
+        is within POLISH_FIT in them (POLISH_FIT_INVARIANTS with invariant rows) is
+        returned as it is: polishing would change nothing beyond the tolerance. Returns
+        the input if it fails, or if it leaves the equations less satisfied than it found
+        them (in tolerance units, |F_i| / (|J_i|·tol)): near a singular configuration the
+        kept matrix can turn a residual into a large change of an algebraic unknown."""
         if self.lu is None:
             return y, yp
         y_new, yp_new = y.copy(), yp.copy()
         differential = ~algebraic
         tol = np.divide(1.0, ewt, out=np.zeros_like(ewt), where=ewt > 0)
+        invariant = self.invariant_rows
+        iters = POLISH_ITERS if invariant is None else POLISH_ITERS_INVARIANTS
         try:
-            res = residual(self.problem, t, y_new, yp_new, self.stats)
+            res = self._polished_rows(t, y_new, yp_new)
             delta = self.lu.solve(-res)
-            limit = POLISH_FIT if self.invariant_rows is None else POLISH_FIT_INVARIANTS
+            limit = POLISH_FIT if invariant is None else POLISH_FIT_INVARIANTS
             if fit is not None and _fits(delta, algebraic, fit, limit):
                 return y, yp
             size = self.magnitude @ tol                 # a row's terms at tolerance size
             size[size == 0] = 1.0
             misfit = np.max(np.abs(res) / size)
-            for k in range(POLISH_ITERS):
+            for k in range(iters):
                 if not np.isfinite(delta).all():
                     return y, yp
                 y_new[algebraic] += delta[algebraic]
                 yp_new[differential] += self.cj_lu * delta[differential]
-                res = residual(self.problem, t, y_new, yp_new, self.stats)
+                res = self._polished_rows(t, y_new, yp_new)
                 if wrms(delta * algebraic, ewt) <= POLISH_TOL:
                     break
-                if k + 1 < POLISH_ITERS:
+                if k + 1 < iters:
                     delta = self.lu.solve(-res)
         except BadValues:
             return y, yp
         if not np.max(np.abs(res) / size) <= misfit:
             return y, yp
         return y_new, yp_new
+
+    def _polished_rows(self, t, y, yp) -> np.ndarray:
+        """The residual the polish solves: every row but the invariant ones (0 there)."""
+        res = residual(self.problem, t, y, yp, self.stats)
+        return res if self.invariant_rows is None else np.where(self.invariant_rows, 0.0, res)
 
     def _only_rounding_left(self, y, res, delta, scale, ewt) -> np.ndarray | None:
         """The rounding part of the last correction ``delta`` (solved from the residual
