@@ -120,8 +120,12 @@ def test_auto_waits_for_the_warmup_then_uses_the_twin_if_numba_is_there(monkeypa
     assert warmup.left == 3
     assert [compiled.twin("body", warmup) for _ in range(3)] == [None] * 3
     assert (compiled.twin("body", warmup) is not None) == compiled.available()
+    assert compiled.twin("body", warmup) is compiled.twin("body", warmup)   # settled
     monkeypatch.setattr(compiled, "available", lambda: False)
-    assert compiled.twin("body", warmup) is None        # without numba: numpy, always
+    fresh = compiled.Warmup(compiled.LOAD_SECONDS / 3)
+    assert [compiled.twin("body", fresh) for _ in range(5)] == [None] * 5
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numpy")   # a new setting is read again
+    assert compiled.twin("body", warmup) is None
 
 
 def test_asking_for_numba_without_it_is_an_error(monkeypatch):

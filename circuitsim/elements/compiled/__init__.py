@@ -58,6 +58,7 @@ class Warmup:
     def __init__(self, seconds_per_call: float):
         self.per_call = seconds_per_call
         self.budget = _Budget(LOAD_SECONDS)
+        self.settled = None          # (CIRCUITSIM_KERNELS as read, twin's answer) when final
 
     @property
     def left(self) -> int:
@@ -69,6 +70,7 @@ class Warmup:
     @left.setter
     def left(self, calls: int) -> None:
         self.budget.seconds = calls * self.per_call
+        self.settled = None
 
 
 def share(group_params) -> None:
@@ -98,23 +100,35 @@ def available() -> bool:
 def twin(module: str, warmup: Warmup):
     """The compiled module ``circuitsim.elements.compiled.<module>`` when its kernels
     should run for the group counted by ``warmup``, else None (the caller runs its numpy
-    reference)."""
+    reference). Once settled for a group (counting over), the answer is kept with the
+    setting it was made under: a call then costs one look at the environment."""
+    setting = os.environ.get(ENVIRONMENT)
+    if warmup.settled is not None and warmup.settled[0] == setting:
+        return warmup.settled[1]
+    answer, settled = _decide(module, warmup)
+    if settled:
+        warmup.settled = (setting, answer)
+    return answer
+
+
+def _decide(module: str, warmup: Warmup) -> tuple:
+    """(the module or None, whether that stays so for the group under this setting)."""
     wanted = choice()
     if wanted == "numpy":
-        return None
+        return None, True
     if wanted == "auto":
         if warmup.budget.seconds > 0.5 * warmup.per_call:     # (a rounding left over is 0)
             warmup.budget.seconds -= warmup.per_call
-            return None
+            return None, False
         if not available():
-            return None
+            return None, True
         from . import warm                 # only here: hashing the sources costs ms
         if not warm.ready():
             warm.start_in_background()
             warmup.budget.seconds = math.inf    # the rest of this run stays in numpy
-            return None
+            return None, True
     elif not available():
         raise ImportError(f"{ENVIRONMENT}=numba needs numba: pip install circuitsim[fast]")
     if module not in _twins:
         _twins[module] = importlib.import_module(f"{__name__}.{module}")
-    return _twins[module]
+    return _twins[module], True
