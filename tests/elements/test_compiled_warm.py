@@ -3,6 +3,7 @@ with a cold cache stays in numpy and starts one background compile; the warm-up
 netlists call every twin in every form the shipped mechanisms call it."""
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -46,6 +47,7 @@ def test_a_cold_cache_keeps_the_run_in_numpy_and_starts_one_compile(cold, monkey
     assert argv[:3] == [sys.executable, "-m", "circuitsim.warmup"]
     assert kwargs["env"][compiled.ENVIRONMENT] == "numba"
     assert kwargs["start_new_session"]
+    assert (Path(kwargs["cwd"]) / "circuitsim" / "__init__.py").samefile(circuitsim.__file__)
     lock = warm.marker().with_suffix(".lock")
     assert argv[3] == str(lock) and lock.exists()
     monkeypatch.setattr(warm, "_started", [])    # another process: the lock stops it

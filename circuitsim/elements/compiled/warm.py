@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+PACKAGE_HOME = HERE.parents[2]           # the directory that holds the circuitsim package
 # a lock older than this is left over from a warm-up that was killed (the cold compile
 # of every twin takes 1-3 minutes on a loaded 2-core machine)
 LOCK_SECONDS = 900.0
@@ -86,7 +87,9 @@ def start_in_background() -> None:
         lock.unlink(missing_ok=True)
         os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         env = {**os.environ, "CIRCUITSIM_KERNELS": "numba"}
-        subprocess.Popen([sys.executable, "-m", WARM_UP, str(lock)], env=env,
+        # run from the directory that holds this circuitsim: ``-m`` puts the working
+        # directory first on the path, and a checkout there would be compiled instead
+        subprocess.Popen([sys.executable, "-m", WARM_UP, str(lock)], env=env, cwd=PACKAGE_HOME,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
     except OSError:
