@@ -29,9 +29,11 @@ import sys
 
 ENVIRONMENT = "CIRCUITSIM_KERNELS"
 CHOICES = ("auto", "numpy", "numba")
-# importing numba (0.16 s) and loading a module of cached twins (0.1-0.2 s) in a fresh
-# process, measured on a quiet 2-core machine; the cold compile is never paid in a run
-LOAD_SECONDS = 0.3
+# numpy seconds (estimated from each group's per-call cost) before the switch. Importing
+# numba (0.16 s) and loading a module of cached twins (0.1-0.2 s) cost more, but a run
+# that gets that far mostly goes on: at 0.3 s whole P4 runs of a second (N = 4) cost 12 %
+# more than numpy, at 0.1 s the same as numpy (N = 4, 16, 64, the double pendulum)
+LOAD_SECONDS = 0.1
 
 # keywords of the element types with a twin here: body.py, spherical.py, and joint.py
 # for every joint type built from the joint framework without added terms
@@ -51,9 +53,9 @@ class _Budget:
 
 class Warmup:
     """A group's count towards its twin (contract item 2): each numpy call is taken as
-    ``seconds_per_call`` out of a budget of ``LOAD_SECONDS`` — rent or buy, so that a run
-    never pays more than twice the cheaper of the two paths. The groups of one system
-    share one budget (``share``): the load is paid once, not once per group."""
+    ``seconds_per_call`` out of a budget of ``LOAD_SECONDS``, so that a short run never
+    loads the twins. The groups of one system share one budget (``share``): the load is
+    paid once, not once per group."""
 
     def __init__(self, seconds_per_call: float):
         self.per_call = seconds_per_call
