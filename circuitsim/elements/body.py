@@ -164,7 +164,8 @@ class Body(BodyProtocol, ElementType):
         if prm.get("rot") is not None and not np.linalg.norm(prm["rot"][:3]) > 0:
             fail("the rotation axis (ux, uy, uz) must not be zero", "rot")
         if not np.all(np.asarray(prm["J"]) > 0):
-            fail(f"the principal moments J must be positive, got {tuple(prm['J'])}", "J")
+            got = ", ".join(f"{float(v):g}" for v in prm["J"])
+            fail(f"the principal moments J must be positive, got ({got})", "J")
         moments = np.linalg.eigvalsh(_inertia(prm["J"], cls._get(prm, "Jp")))
         if not np.all(moments > 0):
             fail("the inertia tensor (J, Jp) is not positive definite", "Jp")

@@ -77,6 +77,11 @@ def _tran(st, c: Circuit, scope, given: dict) -> None:
         if c.tran.tstep <= 0:
             raise NetlistError(".tran tstep must be positive", st.positional[1].loc)
         c.tran.tstep_loc = st.positional[1].loc
+        if c.tran.tstep > c.tran.tstop:
+            c.warnings.append((f".tran: the output step {c.tran.tstep:g} s is longer than the "
+                               f"end time {c.tran.tstop:g} s, so the results hold t = 0 and "
+                               f"t = {c.tran.tstop:g} s only (the order is '.tran tstop "
+                               "tstep')", st.positional[1].loc))
     c.tran.loc = st.loc
     for a in st.params:
         apply_option(a, c, scope, given)

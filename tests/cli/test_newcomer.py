@@ -135,3 +135,23 @@ def test_an_angle_in_radians_beyond_a_turn_is_warned():
     quiet = circuitsim.parse("body B m=1 J=(1, 1, 1) rot=(0, 1, 0, 90deg) w=(0, 0, 1)\n"
                              ".tran 0.1\n").prepare()
     assert quiet.warnings == []
+
+
+def test_an_output_step_longer_than_the_run_is_a_located_warning(tmp_path, capsys):
+    path = tmp_path / "t.cir"
+    path.write_text("V V1 a 0 V=1\nR R1 a 0 R=1\n.tran 1 5\n")
+    assert cli.main(["check", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert f"{path}:3:9:" in err
+    assert "the output step 5 s is longer than the end time 1 s" in err
+    path.write_text("V V1 a 0 V=1\nR R1 a 0 R=1\n.tran 5 1\n")
+    assert cli.main(["check", str(path)]) == 0
+    assert "output step" not in capsys.readouterr().err
+
+
+def test_messages_show_numbers_not_numpy_reprs(tmp_path, capsys):
+    path = tmp_path / "b.cir"
+    path.write_text("body B m=1 J=(0.02, -1, 0.02)\n.tran 1\n")
+    assert cli.main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "got (0.02, -1, 0.02)" in err and "np." not in err
