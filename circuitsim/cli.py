@@ -748,7 +748,39 @@ def _handle_termination() -> None:
             signal.signal(signum, _on_signal)
 
 
+# characters that would steer the terminal rather than be shown (ESC sequences, the other
+# C0 and C1 controls, bidirectional overrides), as a netlist's title, a file's name or a
+# value can carry them: everything the command line prints shows them escaped
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x09), 0x0b, 0x0c, *range(0x0e, 0x20), 0x7f,
+                                        *range(0x80, 0xa0)]}
+_CONTROLS.update({c: f"\\u{c:04x}" for c in [0x061c, 0x200e, 0x200f, *range(0x202a, 0x202f),
+                                             *range(0x2066, 0x206a)]})
+
+
+class _Escaped:
+    """A text stream that writes terminal controls as escapes (tab, newline and carriage
+    return, which the output uses, pass)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(text.translate(_CONTROLS))
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv=None) -> int:
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Escaped(sys.stdout), _Escaped(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv) -> int:
     args = _parser().parse_args(argv)
     keep_freed_memory()
     if threading.current_thread() is threading.main_thread():

@@ -115,7 +115,13 @@ the message says where and why it stopped; 70 internal error (a bug: please repo
 Environment: `CIRCUITSIM_PATH` (directories searched by `.lib` before the built-in
 library), `CIRCUITSIM_INCLUDE_PATH` (directories `.include` may read from besides the
 netlist's own directory tree and the library), `CIRCUITSIM_MAX_ELEMENTS` (the cap on
-elements after subcircuit expansion, default 1000000).
+elements after subcircuit expansion, default 1000000), `CIRCUITSIM_KERNELS` (`auto`, the
+default: the compiled element kernels where numba is installed and their cache is warm,
+a cold cache compiled once in the background; `numpy`; `numba`: docs/solver.md,
+"Compiled element kernels").
+
+Terminal control characters in anything printed (a netlist's title, a file's name) are
+shown escaped (`\\x1b`), never sent to the terminal.
 
 Output files (`--out`, `--animate`, `--plot-file`, `-o`) are checked before anything
 runs: each must name a regular file (or a new one) in a writable directory, never a
