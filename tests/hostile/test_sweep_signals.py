@@ -97,22 +97,33 @@ def _group_is_gone(pgid: int) -> None:
            "every process of the sweep ended", STOPPED_WITHIN)
 
 
+def _finish(proc, act, timeout):
+    """Do ``act()`` to the running sweep, then wait for it: (stdout, stderr); the process
+    group is killed if it is still alive (the test failed), so nothing outlives it."""
+    try:
+        act()
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
 @pytest.mark.parametrize("signum, to_group", [(signal.SIGTERM, False),
                                               (signal.SIGINT, True)])   # Ctrl-C: the group
 def test_a_stopped_sweep_writes_the_running_cases_and_names_every_case(tmp_path, signum,
                                                                       to_group):
     proc = _start(tmp_path, SWEEP)
-    try:
+    signalled = []
+
+    def stop():
         _integrating(proc)
-        started = time.monotonic()
+        signalled.append(time.monotonic())
         (os.killpg if to_group else os.kill)(proc.pid, signum)
-        _, err = proc.communicate(timeout=STOPPED_WITHIN)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+
+    _, err = _finish(proc, stop, STOPPED_WITHIN)
     assert proc.returncode == 3, err
-    assert time.monotonic() - started < STOPPED_WITHIN
+    assert time.monotonic() - signalled[0] < STOPPED_WITHIN
     assert "Traceback" not in err
     assert ("cases finished and written: none; stopped, their results so far written: "
             "k=1e3, k=2e3; not started: k=4e3, k=8e3") in err.replace("k=2e3, k=1e3",
@@ -128,15 +139,13 @@ def test_a_killed_worker_fails_its_case_and_the_others_are_kept(tmp_path):
     # the first case is long (f = 500 kHz), the three others short (0.2 s at 50 Hz)
     proc = _start(tmp_path, SWEEP.replace(".tran 1000 1m", ".tran 0.2 1m")
                   .replace(".step k 1e3 2e3 4e3 8e3", ".step f 5e5 50 60 70"))
-    try:
+
+    def kill_the_first_worker():
         first = _until(lambda: [pid for pid in _workers(proc.pid)[:1]
                                 if _cpu_seconds(pid) > 1.0], "the first case integrating")[0]
         os.kill(first, signal.SIGKILL)
-        out, err = proc.communicate(timeout=WAIT)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+
+    out, err = _finish(proc, kill_the_first_worker, WAIT)
     assert proc.returncode == 3, err
     assert "Traceback" not in err
     assert "E_WORKER_DIED" in err and "1 of 4 cases failed: f=5e5" in err

@@ -5,14 +5,14 @@ every model, for the joint types without added terms of their own).
 
 1. The numpy kernel in the element's module is the reference; its twin here computes
    the same equations, equal to it to rounding, in one loop over the instances.
-2. ``CIRCUITSIM_KERNELS=auto`` (the default, also when unset) runs a group's kernels in
-   numpy until their calls have cost about what loading the twins costs (``Warmup``),
-   then in the twin when numba is installed and the twins' cache is warm (warm.py);
-   ``numpy`` runs the numpy kernels only; ``numba`` runs the twins from the first call
-   (an ImportError without numba). The switch is counted per group, so a case switches
-   at the same call in every process (a sweep gives the same numbers serially and in
-   parallel); the two paths differ by rounding, a run's results by less than its
-   tolerance.
+2. ``CIRCUITSIM_KERNELS=auto`` (the default, also when unset) runs a system's kernels in
+   numpy until their calls have cost ``LOAD_SECONDS`` (``Warmup``, one budget shared by
+   the system's groups), then in the twins when numba is installed and the twins' cache
+   is warm (warm.py); ``numpy`` runs the numpy kernels only; ``numba`` runs the twins
+   from the first call (an ImportError without numba). The switch is counted per
+   system, so a case switches at the same call in every process (a sweep gives the same
+   numbers serially and in parallel); the two paths differ by rounding, a run's results
+   by less than its tolerance.
 3. Without numba every kernel runs in numpy, exactly as without this package; numba is
    imported only when a twin is first needed.
 4. The compiled functions are cached on disk (numba's ``cache=True``). A twin's first
