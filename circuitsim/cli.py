@@ -438,6 +438,9 @@ def _prepare(net, args, cases) -> list:
     """Every case elaborated and assembled once, all before the first run: a bad later
     case (or a misspelt --plot name) is said before any work."""
     prepared = [net.prepare(study, settings, name) for name, study, settings in cases]
+    if len(prepared) > 1:          # the load of the compiled kernels is shared by all
+        for case in prepared:
+            case.system.compiled_from_start()
     # what is built lives until the process ends: out of the cyclic collector's scans
     # (its first pass over a model of 1e3 bodies took 0.2 s)
     freeze_built()

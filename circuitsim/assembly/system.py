@@ -295,6 +295,11 @@ class System(DAEProblem):
                 labels[g.var_idx[:, proxy]] = labels[g.var_idx[:, original]]
         return labels[:self.n]
 
+    def compiled_from_start(self) -> None:
+        """Run the compiled kernels (where they would run at all) from the first call:
+        for a case that is one of several, which share the cost of loading them."""
+        compiled.share((g.p for g in self.groups), seconds=0.0)
+
     def classify(self, t0: float, y0: np.ndarray) -> None:
         """Tell the multipliers from the structure at the start point (index.py), once
         the start-up has switched redundant rows off: they leave Newton's test."""

@@ -42,14 +42,17 @@ class Outcome:
 
 
 def run_case(netlist, name: str, study, settings, run_options: dict, case=None,
-             swept=None) -> Outcome:
+             swept=None, several: bool = False) -> Outcome:
     """Prepare (unless ``case`` is the prepared one) and run one case of ``netlist``, in
     whichever process calls it. ``swept``: the names of the swept parameters (default:
-    the netlist's ``.step`` lines)."""
+    the netlist's ``.step`` lines); ``several``: the case is one of several, which share
+    the load of the compiled kernels (``System.compiled_from_start``)."""
     started = time.perf_counter()
     swept = [entry[0] for entry in netlist.steps] if swept is None else swept
     try:
         case = case or netlist.prepare(study, settings, name)
+        if several:
+            case.system.compiled_from_start()
         result = _labelled(case.run(**run_options), swept, case, study)
         return Outcome(name, result, None, time.perf_counter() - started)
     except SolverError as exc:
@@ -94,11 +97,12 @@ def run_cases(netlist, cases: list, jobs: int = 1, executor: Executor | None = N
     interrupt propagates. A worker that dies gives its case an Outcome with a
     WorkerDied error and no result; the other cases go on."""
     prepared = prepared or {}
+    several = len(cases) > 1
     if executor is None and workers(jobs) == 1:
         outcomes = []
         for name, study, settings in cases:
             outcomes.append(run_case(netlist, name, study, settings, run_options,
-                                     prepared.get(name), swept))
+                                     prepared.get(name), swept, several))
             if on_case is not None:
                 on_case(outcomes[-1])
         return outcomes
@@ -106,7 +110,7 @@ def run_cases(netlist, cases: list, jobs: int = 1, executor: Executor | None = N
         return _Workers(netlist, cases, workers(jobs), on_case, swept, run_options,
                         prepared).run()
     futures = {executor.submit(run_case, netlist, name, study, settings, run_options,
-                               None, swept): i
+                               None, swept, several): i
                for i, (name, study, settings) in enumerate(cases)}
     outcomes: list = [None] * len(cases)
     try:
@@ -175,7 +179,8 @@ class _Workers:
         process = multiprocessing.Process(
             target=_work, name=f"circuitsim case {name}", daemon=True,
             args=(sender, os.getpid(), self.netlist, name, study, settings,
-                  self.run_options, self.swept, self.prepared.get(name)))
+                  self.run_options, self.swept, self.prepared.get(name),
+                  len(self.cases) > 1))
         process.start()
         sender.close()
         self.running[receiver] = _Running(index, name, process, receiver)
@@ -222,13 +227,13 @@ def _stop(process) -> None:
 
 
 def _work(sender, parent: int, netlist, name, study, settings, run_options, swept,
-          case) -> None:
+          case, several) -> None:
     """A worker process: run one case and send its Outcome (or the input error) back."""
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     for signum in STOP_SIGNALS:
         signal.signal(signum, _stop_once)
     try:
-        sent = run_case(netlist, name, study, settings, run_options, case, swept)
+        sent = run_case(netlist, name, study, settings, run_options, case, swept, several)
     except Exception as exc:                # noqa: BLE001 - raised again in the parent
         sent = exc
     for signum in STOP_SIGNALS:             # a late signal must not cut the answer short

@@ -112,3 +112,28 @@ def test_the_groups_of_a_system_share_one_warm_up():
     assert len(warmups) >= 3
     assert len({id(w.budget) for w in warmups}) == 1
     assert warmups[0].budget.seconds == compiled.LOAD_SECONDS
+
+
+def _budgets(system) -> set:
+    return {g.p.warmup.budget.seconds for g in system.groups
+            if isinstance(getattr(g.p, "warmup", None), compiled.Warmup)}
+
+
+def test_a_case_of_several_runs_its_twins_from_the_first_call(monkeypatch):
+    """The cases of a sweep or of --all-studies share the load: each has no numpy
+    budget, serially and on worker processes alike; a lone case keeps its budget."""
+    net = circuitsim.load(NETLISTS / "slider_crank.cir")
+    seen = []
+    real = circuitsim.assembly.system.System.compiled_from_start
+
+    def watched(system):
+        real(system)
+        seen.append(_budgets(system))
+    monkeypatch.setattr(circuitsim.assembly.system.System, "compiled_from_start", watched)
+    net.sweep(step={"r": ["0.1", "0.11"]}, t_end=1e-3)
+    assert seen == [{0.0}, {0.0}]
+    seen.clear()
+    net.sweep(step={"r": ["0.1"]}, t_end=1e-3)
+    assert seen == []
+    lone = net.prepare(None)
+    assert _budgets(lone.system) == {compiled.LOAD_SECONDS}

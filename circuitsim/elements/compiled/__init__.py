@@ -8,7 +8,9 @@ every model, for the joint types without added terms of their own).
 2. ``CIRCUITSIM_KERNELS=auto`` (the default, also when unset) runs a system's kernels in
    numpy until their calls have cost ``LOAD_SECONDS`` (``Warmup``, one budget shared by
    the system's groups), then in the twins when numba is installed and the twins' cache
-   is warm (warm.py); ``numpy`` runs the numpy kernels only; ``numba`` runs the twins
+   is warm (warm.py). A case that is one of several (studies, ``.step`` cases) has no
+   budget: the load is paid once for all of them, so every case runs its twins from its
+   first call, serially or on worker processes alike; ``numpy`` runs the numpy kernels only; ``numba`` runs the twins
    from the first call (an ImportError without numba). The switch is counted per
    system, so a case switches at the same call in every process (a sweep gives the same
    numbers serially and in parallel); the two paths differ by rounding, a run's results
@@ -75,14 +77,15 @@ class Warmup:
         self.settled = None
 
 
-def share(group_params) -> None:
-    """One budget for the warm-ups of a system's groups (their prepared parameters; the
-    groups without a twin have none)."""
-    budget = _Budget(LOAD_SECONDS)
+def share(group_params, seconds: float = LOAD_SECONDS) -> None:
+    """One budget of ``seconds`` for the warm-ups of a system's groups (their prepared
+    parameters; the groups without a twin have none), their answers made afresh."""
+    budget = _Budget(seconds)
     for p in group_params:
         warmup = getattr(p, "warmup", None)
         if isinstance(warmup, Warmup):
             warmup.budget = budget
+            warmup.settled = None
 
 
 def choice() -> str:
