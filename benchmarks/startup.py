@@ -17,8 +17,9 @@ bytecode is compiled first, as an installed package's is.
 --phases runs `circuitsim run` once in this process and prints the CPU time of each
 phase, measured by timers around the functions that do it (no profiler, which would slow
 Python code more than compiled code and distort the shares): the interpreter's start,
-the imports (numpy and scipy.sparse; scipy.linalg, whose LAPACK the dense LU of a small
-system calls; lark; circuitsim's own modules), parse, prepare (elaborate and assemble), the run's
+the imports (numpy; SciPy's LAPACK wrappers, whose getrf/getrs the dense LU of a small
+system calls, loaded without scipy's packages; lark; circuitsim's own modules; a small run
+imports no scipy package), parse, prepare (elaborate and assemble), the run's
 start-up, its integration steps and the polishing of its output points, CSV writing.
 """
 from __future__ import annotations
@@ -86,14 +87,16 @@ def _timers(patches) -> dict:
 def phases(netlist: Path, out: Path, started: float) -> None:
     """CPU time of each phase of one `circuitsim run` in this process (see above)."""
     rows = [("interpreter start, this script's imports", started)]
-    for label, modules in (("import numpy, scipy.sparse", ("numpy", "scipy.sparse")),
-                           ("import scipy.linalg (the dense LU's LAPACK)",
-                            ("scipy.linalg.lapack",)),
+    for label, modules in (("import numpy", ("numpy",)),
+                           ("load LAPACK's getrf/getrs (the dense LU)",
+                            ("circuitsim.solver.lapack",)),
                            ("import lark", ("lark",)),
                            ("import circuitsim (its own modules)", ("circuitsim.cli",))):
         start = time.process_time()
         for module in modules:
             importlib.import_module(module)
+        if "circuitsim.solver.lapack" in modules:
+            sys.modules["circuitsim.solver.lapack"].getrf_getrs()
         rows.append((label, time.process_time() - start))
     from circuitsim import api, cli
     from circuitsim.output.results import Result

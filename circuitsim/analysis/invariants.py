@@ -18,9 +18,9 @@ Every query goes through the element protocol (joints, bodies, projection).
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..elements.declarations import FRAME_VARS
+from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 
 NF = len(FRAME_VARS)
 POS = list(range(6, 13)) + list(range(NF + 6, NF + 13))   # p, q of the joint's two frames

@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..elements.declarations import FLOW_UNIT
 from ..errors import ModelError, NoEquilibrium, did_you_mean
 from ..output.files import replaced_text
+from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 from . import invariants as inv
 
 PTC_H0 = 1e-3            # s: first pseudo-time step (Newton's reach from the start point)

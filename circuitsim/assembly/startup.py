@@ -3,8 +3,9 @@
 1. Positions. The joint points and axes the user drew rarely close a loop exactly. The
    bodies' positions and quaternions are moved onto g(p, q) = 0 — every joint's position
    constraints, whatever its model, so that swapping models leaves the start unchanged —
-   by Gauss–Newton with minimum-norm corrections (sparse LSQR; redundant rows of a closed
-   loop are harmless there). ``.ic`` values are hard: an ``.ic`` body coordinate is not
+   by Gauss–Newton with minimum-norm corrections (least squares: dense up to
+   DENSE_MAX unknowns, sparse LSQR above; redundant rows of a closed loop are harmless
+   there). ``.ic`` values are hard: an ``.ic`` body coordinate is not
    moved, and an ``.ic`` joint coordinate (``J.angle``, ``J.s``) becomes a constraint.
    Body start values are soft: they move, as little as possible.
 2. Velocities. The same with the velocity rows W·u = 0 and the axis-node relations,
@@ -25,11 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..elements.declarations import FRAME_VARS
 from ..errors import ModelError
+from ..solver.newton import DENSE_MAX
 from .mobility import Mobility, analyse, switch_off
+from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 
 POS_TOL = 1e-10        # m (and rad-like units of the rotation rows): assembled
 POS_FLOOR = 1e-15      # m: the rounding level of coordinates of order 1 m
@@ -37,6 +39,8 @@ STALL = 0.5            # below POS_TOL, stop when an iteration no longer halves 
 VEL_TOL = 1e-10        # m/s, rad/s
 MAX_ITERS = 30
 REPORT = 5             # moved values / joints named in a note
+ROUNDING = 64 * np.finfo(float).eps    # a moved value this small relative to the other: 0
+CULPRIT = 1e-6         # a joint's violation below this fraction of the largest: not named
 NF = len(FRAME_VARS)
 VEL = list(range(0, 6)) + list(range(NF, NF + 6))            # V, ω of the two frames
 POS = list(range(6, 13)) + list(range(NF + 6, NF + 13))      # p, q of the two frames
@@ -155,9 +159,27 @@ def _position_rows(joints, y, targets):
             cols.append(g.var_idx[row, POS])
             data.append(grads[row, k, POS])
             offset += 1
-    G = sp.csr_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(offset, len(y)))
-    return np.concatenate(values), G
+    return np.concatenate(values), _matrix(data, rows, cols, (offset, len(y)))
+
+
+def _matrix(data, rows, cols, shape):
+    """The matrix with the entries ``data`` at (``rows``, ``cols``) (lists of arrays,
+    duplicates summed): dense for a small system (no scipy.sparse), else CSR."""
+    data, rows, cols = (np.concatenate(part) for part in (data, rows, cols))
+    if shape[1] <= DENSE_MAX + 2:                 # y holds the two constant slots too
+        out = np.zeros(shape)
+        np.add.at(out, (rows, cols), data)
+        return out
+    return sp.csr_matrix((data, (rows, cols)), shape=shape)
+
+
+def _least_squares(A, b: np.ndarray, scale=None) -> np.ndarray:
+    """The minimum-norm z with A·diag(scale)·z closest to b (scale: 1 if None)."""
+    if isinstance(A, np.ndarray):
+        return np.linalg.lstsq(A if scale is None else A * scale, b, rcond=None)[0]
+    from scipy.sparse.linalg import lsqr   # on use: ~60 ms of import
+    A = A if scale is None else A @ sp.diags(scale)
+    return lsqr(A, b, atol=1e-14, btol=1e-14, iter_lim=10 * A.shape[1])[0]
 
 
 def _assemble_positions(system, joints, y, hard, targets):
@@ -176,9 +198,7 @@ def _assemble_positions(system, joints, y, hard, targets):
         free = free[~hard[free]]
         if not len(free):
             break
-        from scipy.sparse.linalg import lsqr   # on use: ~60 ms of import
-        delta = lsqr(G[:, free], -g, atol=1e-14, btol=1e-14, iter_lim=10 * len(free))[0]
-        y[free] += delta
+        y[free] += _least_squares(G[:, free], -g)
         if system.project is not None:
             y[:system.n] = system.project(0.0, y[:system.n])
     g, _ = _position_rows(joints, y, targets)
@@ -210,9 +230,8 @@ def _velocity_rows(joints, y):
         kinds += (["c"] * mc + ["f"] * (m - mc)) * N
         nodes.append(flange.ravel())
         offset += N * m
-    R = sp.csr_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(offset, len(y)))
-    return R, np.array(kinds), np.concatenate(nodes)
+    return (_matrix(data, rows, cols, (offset, len(y))), np.array(kinds),
+            np.concatenate(nodes))
 
 
 def _assemble_velocities(system, joints, y, hard):
@@ -236,10 +255,7 @@ def _assemble_velocities(system, joints, y, hard):
     residual = Ra @ y
     if np.abs(residual).max(initial=0.0) > VEL_TOL and len(free):
         scale = 1.0 / np.sqrt(_velocity_weights(system, joints, len(y))[free])
-        from scipy.sparse.linalg import lsqr   # on use: ~60 ms of import
-        z = lsqr(Ra[:, free] @ sp.diags(scale), -residual, atol=1e-14, btol=1e-14,
-                 iter_lim=10 * len(free))[0]
-        y[free] += scale * z
+        y[free] += scale * _least_squares(Ra[:, free], -residual, scale)
         residual = Ra @ y
         if np.abs(residual).max() > 1e3 * VEL_TOL * max(1.0, np.abs(y[free]).max()):
             full = np.zeros(R.shape[0])
@@ -298,8 +314,11 @@ def _moved(system, before, after, local, joints) -> str:
 
 
 def _shown(a: float, b: float) -> str:
-    """'a -> b' with enough significant digits to see the difference (6 at least)."""
+    """'a -> b' with enough significant digits to see the difference (6 at least); a
+    value at the rounding level of the other (the least-squares correction leaves 4e-16
+    of a spin of 3 rad/s it removed) is shown as 0."""
     size = max(abs(a), abs(b))
+    a, b = (0.0 if abs(v) <= ROUNDING * size else v for v in (a, b))
     digits = 6 if b == a or size == 0 else int(np.clip(
         np.ceil(np.log10(size / abs(b - a))) + 2, 6, 17))
     return f"{a:.{digits}g} -> {b:.{digits}g}"
@@ -327,20 +346,25 @@ def _joint_rows(joints, flanges=False):
 
 
 def _not_assembled(joints, residual, what, unit, hint, flanges=False) -> str:
-    owners = _joint_rows(joints, flanges)
-    worst = {}
-    for inst, value in zip(owners, np.abs(residual[:len(owners)])):
-        worst[inst.name] = max(worst.get(inst.name, 0.0), value)
-    named = sorted(worst.items(), key=lambda kv: -kv[1])
-    listed = ", ".join(f"{name} ({value:.3g} {unit})" for name, value in named[:REPORT]
-                       if value > 0)
+    listed = ", ".join(f"{inst.name} ({value:.3g} {unit})"
+                       for inst, value in _culprits(joints, residual, flanges)[:REPORT])
     return (f"the mechanism cannot be assembled at t = 0: the {what} cannot satisfy the "
             f"joints {listed}; {hint}")
 
 
 def _worst_loc(joints, residual, flanges=False):
-    owners = _joint_rows(joints, flanges)
-    if not owners:
-        return None
-    k = int(np.argmax(np.abs(residual[:len(owners)])))
-    return owners[k].loc
+    culprits = _culprits(joints, residual, flanges)
+    return culprits[0][0].loc if culprits else None
+
+
+def _culprits(joints, residual, flanges=False) -> list:
+    """[(joint instance, its largest violation)], largest first: violations equal to the
+    three digits shown keep the netlist's order, and those below CULPRIT of the largest
+    (the rounding left on the joints that do close) are left out."""
+    worst: dict = {}
+    for inst, value in zip(_joint_rows(joints, flanges), np.abs(residual)):
+        worst[inst.name] = max(worst.get(inst.name, (inst, 0.0)), (inst, value),
+                               key=lambda pair: pair[1])
+    largest = max((value for _, value in worst.values()), default=0.0)
+    kept = [pair for pair in worst.values() if pair[1] > CULPRIT * largest]
+    return sorted(kept, key=lambda pair: -float(f"{pair[1]:.3g}"))

@@ -26,9 +26,11 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..solver.matching import maximum_matching
+from ..solver.newton import DENSE_MAX
+from ..solver.rowmatrix import RowMatrix
+from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 
 PERTURBATION = 1e-3      # relative change of the perturbed point (exposes accidental zeros)
 SEED = 12345             # the perturbation is reproducible
@@ -42,36 +44,44 @@ def multipliers(problem, t0: float, y0: np.ndarray) -> np.ndarray:
     rng = np.random.default_rng(SEED)
     y1 = y0 * (1.0 + PERTURBATION * rng.uniform(-1, 1, n)) + PERTURBATION * rng.uniform(-1, 1, n)
     yp1 = rng.uniform(-1, 1, n)
-    dfdy = dfdyp = sp.csr_matrix((n, n))
+    dense = n <= DENSE_MAX and problem.jacobian_dense is not None     # no scipy.sparse
+    jacobian = problem.jacobian_dense if dense else problem.jacobian
+    dfdy = dfdyp = np.zeros((n, n)) if dense else sp.csr_matrix((n, n))
     for y, yp in ((y0, np.zeros(n)), (y1, yp1)):
         with np.errstate(all="ignore"):
             try:
-                J0 = problem.jacobian(t0, y, yp, 0.0)
-                J1 = problem.jacobian(t0, y, yp, 1.0) - J0
+                J0 = jacobian(t0, y, yp, 0.0)
+                J1 = jacobian(t0, y, yp, 1.0) - J0
             except EVALUATION_ERRORS:       # the perturbed point left a model's domain
                 continue
         dfdy = dfdy + abs(J0)
         dfdyp = dfdyp + abs(J1)
-    dfdy, dfdyp = sp.csr_matrix(dfdy), sp.csr_matrix(dfdyp)
-    dfdy.eliminate_zeros()
-    dfdyp.eliminate_zeros()
-    rows = np.flatnonzero(np.diff(dfdyp.indptr) == 0)          # no y' in the row
     cols = np.flatnonzero(np.asarray(problem.id) == 0)          # algebraic unknowns
+    if dense:
+        rows = np.flatnonzero(~dfdyp.any(axis=1))              # no y' in the row
+        r, c = np.nonzero(dfdy[np.ix_(rows, cols)])
+        B = RowMatrix.from_entries(r, c, np.ones(len(r)), len(rows), len(cols))
+    else:
+        dfdy, dfdyp = sp.csr_matrix(dfdy), sp.csr_matrix(dfdyp)
+        dfdy.eliminate_zeros()
+        dfdyp.eliminate_zeros()
+        rows = np.flatnonzero(np.diff(dfdyp.indptr) == 0)      # no y' in the row
+        B = sp.csr_matrix(dfdy[rows][:, cols]) if len(rows) and len(cols) else None
+        if B is not None:
+            B.data[:] = 1.0
     if not len(rows) or not len(cols):
         return np.zeros(n, dtype=bool)
-    B = sp.csr_matrix(dfdy[rows][:, cols])
-    B.data[:] = 1.0
     match = maximum_matching(B, perm_type="row")     # column -> row, or -1
     row_of_col = match
     col_of_row = np.full(len(rows), -1)
     col_of_row[match[match >= 0]] = np.flatnonzero(match >= 0)
-    Bc = B.tocsc()
+    rows_of_col = _rows_of_columns(B)
     marked = np.zeros(len(cols), dtype=bool)
     queue = deque(np.flatnonzero(row_of_col < 0))
     marked[list(queue)] = True
     while queue:                         # alternating paths: column -> row -> its column
         c = queue.popleft()
-        for r in Bc.indices[Bc.indptr[c]:Bc.indptr[c + 1]]:
+        for r in rows_of_col[c]:
             partner = col_of_row[r]
             if partner >= 0 and not marked[partner]:
                 marked[partner] = True
@@ -79,3 +89,13 @@ def multipliers(problem, t0: float, y0: np.ndarray) -> np.ndarray:
     out = np.zeros(n, dtype=bool)
     out[cols[marked]] = True
     return out
+
+
+def _rows_of_columns(B) -> list:
+    """For each column of the CSR pattern ``B``, the rows with an entry in it."""
+    n_rows, n_cols = B.shape
+    entry_rows = np.repeat(np.arange(n_rows), np.diff(B.indptr))
+    order = np.argsort(B.indices, kind="stable")
+    starts = np.searchsorted(B.indices[order], np.arange(n_cols + 1))
+    grouped = entry_rows[order]
+    return [grouped[starts[c]:starts[c + 1]] for c in range(n_cols)]

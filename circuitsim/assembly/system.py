@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..elements import compiled
 from ..elements.base import initialisation_params
@@ -29,9 +28,11 @@ from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from ..solver.matching import maximum_matching
 from ..solver.problem import DAEProblem
+from ..solver.rowmatrix import RowMatrix
 from .structural_index import multipliers
 from .numbering import Numbering
 from .ordering import tree_order
+from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 
 EVALUATION_ERRORS = (ArithmeticError, ValueError)   # an element saying "y is outside my domain"
 RATE_PROBES = 4      # random states at which an element's outputs are checked for reading y'
@@ -128,6 +129,9 @@ class _InitialisationView(DAEProblem):
 
     def jacobian(self, t, y, yp, cj):
         return self.system.jacobian(t, y, yp, cj, init=True)
+
+    def jacobian_dense(self, t, y, yp, cj):
+        return self.system.jacobian_dense(t, y, yp, cj, init=True)
 
 
 class System(DAEProblem):
@@ -333,6 +337,7 @@ class System(DAEProblem):
         self.nnz = len(uniq)
         self._indices = (uniq % n).astype(np.int32)
         self._indptr = np.searchsorted(uniq // n, np.arange(n + 1)).astype(np.int32)
+        self._dense_at = (uniq % n) * n + uniq // n      # the entries in a C-order n x n
         position = np.full(len(key), self.nnz, dtype=np.int64)   # trash slot
         position[keep] = inverse
         offset = n                                                # skip the diagonal
@@ -368,12 +373,8 @@ class System(DAEProblem):
         if np.any(cols[rows < n] == self.one):
             raise CircuitsimError("internal error: a linear element reads the ground frame's "
                                   "constant q0 = 1, which G·y cannot hold")
-        self.G, self.C = (sp.csr_matrix((v[keep], (rows[keep].astype(np.int64),
-                                                   cols[keep].astype(np.int64))), shape=(n, n))
+        self.G, self.C = (RowMatrix.from_entries(rows[keep], cols[keep], v[keep], n)
                           for v in (G, C))
-        for matrix in (self.G, self.C):
-            matrix.sum_duplicates()
-            matrix.eliminate_zeros()
         self._stamped = bool(stamped)
         maps = maps.astype(np.int64)
         self._G_data, self._C_data = (np.bincount(maps, v, minlength=self.nnz + 1)[:self.nnz]
@@ -421,7 +422,7 @@ class System(DAEProblem):
         F = (np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 2)[:self.n]
              if parts else np.zeros(self.n))
         if self._stamped:     # a row's stamps summed apart first: G·y holds p_a − p_b of
-            F += self.G @ y + self.C @ yp     # nearby potentials before a small flow joins
+            F += self.G.dot(y) + self.C.dot(yp)   # nearby potentials before a small flow joins
         return F
 
     def invariant_residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
@@ -439,6 +440,13 @@ class System(DAEProblem):
                  init: bool = False) -> sp.csc_matrix:
         data = self.jacobian_data(t, y, yp, cj, init)
         return sp.csc_matrix((data, self._indices, self._indptr), shape=(self.n, self.n))
+
+    def jacobian_dense(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float,
+                       init: bool = False) -> np.ndarray:
+        """The Jacobian as a dense array (the solver's small systems: no sparse matrix)."""
+        J = np.zeros(self.n * self.n)
+        J[self._dense_at] = self.jacobian_data(t, y, yp, cj, init)
+        return J.reshape(self.n, self.n)
 
     def jacobian_data(self, t, y, yp, cj, init: bool = False) -> np.ndarray:
         ye, ype = self._extend(y), self._extend(yp, constants=False)
@@ -522,7 +530,7 @@ class System(DAEProblem):
         rows = np.concatenate([e[0] for e in entries])
         cols = np.concatenate([e[1] for e in entries])
         keep = (rows < n) & (cols < n)
-        graph = sp.csr_matrix((np.ones(keep.sum()), (rows[keep], cols[keep])), shape=(n, n))
+        graph = RowMatrix.from_entries(rows[keep], cols[keep], np.ones(keep.sum()), n)
         match = maximum_matching(graph, perm_type="column")
         unmatched_rows = np.flatnonzero(match < 0)
         if len(unmatched_rows):

@@ -25,12 +25,13 @@ If both fail, InconsistentInitialConditions names the equations with the largest
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import InconsistentInitialConditions
 from .matching import structural_rank
+from .rowmatrix import RowMatrix
 from .newton import BadValues, factorise, jacobian, residual, wrms
 from .problem import unknown_names
+from .lazy import sparse as sp   # scipy.sparse, imported on first use
 
 INIT_TOL = 1e-3      # weighted correction that ends Newton: well below the integrator's 0.33,
 #                      since an error at the start propagates
@@ -124,7 +125,8 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
                 J0 = jacobian(problem, t, y, yp, 0.0, stats)
                 J1 = jacobian(problem, t, y, yp, 1.0, stats)
                 # column j: dF/dy_j for y-unknowns, dF/dy'_j = (J1 - J0)[:, j] for y'-unknowns
-                M = sp.csc_matrix(J0 @ sp.diags(ycol) + (J1 - J0) @ sp.diags(ypcol))
+                M = (J0 * ycol + (J1 - J0) * ypcol if isinstance(J0, np.ndarray) else
+                     sp.csc_matrix(J0 @ sp.diags(ycol) + (J1 - J0) @ sp.diags(ypcol)))
                 # The usual reason for the fallback: checked here, because SuperLU
                 # prints BLAS complaints to stdout on some structurally singular matrices.
                 if _structurally_singular(M):
@@ -145,10 +147,14 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
     raise _NoSolution(f"Newton did not converge in {INIT_MAX_ITERS} iterations", res)
 
 
-def _structurally_singular(M: sp.csc_matrix) -> bool:
+def _structurally_singular(M) -> bool:
     """No perfect matching between rows and non-zero columns: singular for any values."""
-    M = M.copy()
-    M.eliminate_zeros()
+    if isinstance(M, np.ndarray):
+        rows, cols = np.nonzero(M)
+        M = RowMatrix.from_entries(rows, cols, np.ones(len(rows)), *M.shape)
+    else:
+        M = M.copy()
+        M.eliminate_zeros()
     return structural_rank(M) < M.shape[0]
 
 

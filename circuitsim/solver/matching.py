@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .rowmatrix import RowMatrix
+
 # Size up to which a Python matching is cheaper than importing scipy.sparse.csgraph.
 PYTHON_MATCHING_MAX = 300
 
@@ -23,7 +25,8 @@ def maximum_matching(matrix, perm_type: str = "column") -> np.ndarray:
     n_rows, n_cols = matrix.shape
     if max(n_rows, n_cols) > PYTHON_MATCHING_MAX:
         from scipy.sparse.csgraph import maximum_bipartite_matching  # ~0.1 s of import
-        return maximum_bipartite_matching(matrix.tocsr(), perm_type=perm_type)
+        csr = matrix.scipy() if isinstance(matrix, RowMatrix) else matrix.tocsr()
+        return maximum_bipartite_matching(csr, perm_type=perm_type)
     csr = matrix.tocsr()
     col_of_row = _augmenting_paths(csr.indptr.tolist(), csr.indices.tolist(), n_rows, n_cols)
     if perm_type == "column":

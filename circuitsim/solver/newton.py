@@ -32,9 +32,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .problem import unknown_names
+from .lapack import getrf_getrs
+from .lazy import sparse as sp   # scipy.sparse, imported on first use
 
 NEWTON_TOL = 0.33       # a third of the error test's bound (1 in WRMS units) (IDA's value)
 MAX_ITERS = 4           # not converged in 4 iterations: cheaper to retry with a smaller h
@@ -71,7 +72,8 @@ PANEL_SIZE, RELAX_SUPERNODE = 4, 16
 # Newton matrices up to this size are factorised dense (LAPACK getrf/getrs): on a 4-link
 # chain (88 unknowns) a factorisation took 35 against 80 us and a solve 3 against 6 us in
 # SuperLU's tree order; from about 150 unknowns OpenBLAS's getrf goes multi-threaded and
-# on a busy 2-core machine took milliseconds
+# on a busy 2-core machine took milliseconds. A problem that offers jacobian_dense gives
+# these as arrays: a small run builds no sparse matrix and imports no scipy.sparse
 DENSE_MAX = 128
 
 REPORT_BLAMED = 5            # elements / unknowns named in a message
@@ -123,15 +125,24 @@ def residual(problem, t, y, yp, stats, invariant: bool = False) -> np.ndarray:
     return res
 
 
-def jacobian(problem, t, y, yp, cj, stats) -> sp.csc_matrix:
-    """dF/dy + cj dF/dy' as CSC; raises BadValues on exceptions or non-finite entries."""
+def jacobian(problem, t, y, yp, cj, stats):
+    """dF/dy + cj dF/dy': a dense array up to DENSE_MAX unknowns where the problem gives
+    one (``jacobian_dense``), else CSC; raises BadValues on exceptions or non-finite
+    entries."""
     stats["njac"] += 1
+    dense = problem.n <= DENSE_MAX and problem.jacobian_dense is not None
     try:
         with np.errstate(all="ignore"):
-            J = problem.jacobian(t, y, yp, cj)
+            J = (problem.jacobian_dense if dense else problem.jacobian)(t, y, yp, cj)
     except BAD_VALUE_ERRORS as exc:
         raise BadValues(_blamed(problem, t, y, yp, f"the Jacobian raised "
                                 f"{type(exc).__name__}: {exc}")) from None
+    if dense:
+        finite = np.isfinite(J)
+        if not finite.all():
+            raise BadValues(_blamed(problem, t, y, yp, "the Jacobian is not finite"),
+                            np.flatnonzero(~finite.all(axis=0)))
+        return J
     J = sp.csc_matrix(J)
     if not np.isfinite(J.data).all():
         bad = ~np.isfinite(J.data)
@@ -142,9 +153,11 @@ def jacobian(problem, t, y, yp, cj, stats) -> sp.csc_matrix:
 
 
 def factorise(J, stats, problem=None):
-    """Sparse LU of J (SuperLU with its COLAMD column ordering); raises BadValues when it
-    is exactly singular, naming the unknowns and equations of the singular part when
+    """Sparse LU of J (SuperLU with its COLAMD column ordering), DenseLU of a dense J;
+    raises BadValues when it is exactly singular, naming the unknowns and equations of the singular part when
     ``problem`` is given."""
+    if isinstance(J, np.ndarray):                # a small problem's dense matrix
+        return DenseLU(J, stats, problem)
     from scipy.sparse.linalg import splu   # on use: ~60 ms of import
     stats["nlu"] += 1
     try:
@@ -159,13 +172,13 @@ class DenseLU:
     for one right-hand side or several (columns, each solved as one)."""
 
     def __init__(self, J, stats, problem=None):
-        from scipy.linalg.lapack import dgetrf, dgetrs
+        dgetrf, self._getrs = getrf_getrs()
         stats["nlu"] += 1
-        self._lu, self._piv, info = dgetrf(J.toarray(order="F"), overwrite_a=True)
+        dense = np.array(J, order="F") if isinstance(J, np.ndarray) else J.toarray(order="F")
+        self._lu, self._piv, info = dgetrf(dense, overwrite_a=True)
         if info > 0:                             # U[info-1, info-1] is exactly zero
             where = singular_part(J, problem) if problem is not None else ""
             raise BadValues(f"the Newton matrix is singular{where}")
-        self._getrs = dgetrs
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         if b.ndim == 1:
@@ -249,7 +262,7 @@ def singular_part(J, problem) -> str:
     n = J.shape[0]
     if n > SINGULAR_DENSE_MAX:
         return f" (too large, {n} unknowns, to name its singular part)"
-    u, sv, vt = np.linalg.svd(J.toarray())
+    u, sv, vt = np.linalg.svd(J if isinstance(J, np.ndarray) else J.toarray())
     null = sv <= SINGULAR_RTOL * max(sv[0], 1e-300)
     if not null.any():
         null[-1] = True

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
+from .lazy import sparse as sp   # scipy.sparse, imported on first use
 
 class DAEProblem:
     """What the solver reads of a problem. Subclass it (``SimpleProblem``, the
@@ -85,6 +85,10 @@ class DAEProblem:
         recorded algebraic unknown or a recorded rate of a differential one. With no
         recorded rate, a point whose first correction moves no algebraic unknown beyond
         the tolerance is kept as interpolated.
+    (19) ``jacobian_dense(t, y, yp, cj)`` [None]: the same matrix as ``jacobian`` as a
+        dense (n, n) array; the solver asks for it instead up to newton.DENSE_MAX
+        unknowns, so that a small problem's run builds no sparse matrix (and does not
+        import scipy.sparse).
     """
     n: int = 0
     id: np.ndarray = None
@@ -108,6 +112,7 @@ class DAEProblem:
     event_names: Sequence[str] | None = None
     recorded: np.ndarray | None = None
     recorded_rates: np.ndarray | None = None
+    jacobian_dense: Callable | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""

@@ -57,8 +57,8 @@ class ModeGuard:
             newton = self.newton
             if newton.lu is None:
                 return np.zeros(0, complex)
-            M = newton.mass().toarray()
-            A = newton.matrix.toarray() - newton.cj_lu * M
+            M = _dense(newton.mass())
+            A = _dense(newton.matrix) - newton.cj_lu * M
             import scipy.linalg   # on use: ~60 ms of import
             with np.errstate(all="ignore"):
                 lam = scipy.linalg.eigvals(-A, M)
@@ -88,3 +88,8 @@ class ModeGuard:
             if order >= k - 1:
                 factor = min(allowed(order), factor)
         return order, factor
+
+
+def _dense(matrix) -> np.ndarray:
+    """A sparse matrix as an array (the Newton matrix of a small problem is one)."""
+    return matrix if isinstance(matrix, np.ndarray) else matrix.toarray()

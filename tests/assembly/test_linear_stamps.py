@@ -61,8 +61,10 @@ def test_stamps_are_G_and_C(monkeypatch):
     """R–L–C in series from a source: G holds 1/R and the inductor's incidence, C the
     capacitance and L; the residual is G·y + C·y' on the linear part."""
     system = _system("rlc", monkeypatch, True)
-    assert system.G.format == system.C.format == "csr"
     assert system.G.shape == system.C.shape == (system.n, system.n)
+    y = np.linspace(1.0, 2.0, system.n)
+    for matrix in (system.G, system.C):
+        assert np.allclose(matrix.dot(y), matrix.scipy() @ y, rtol=1e-15, atol=0)
     values = set(np.round(np.abs(system.C.data), 12))
     assert values == {1e-5, 1e-2}          # C = 10 uF, L = 10 mH
 

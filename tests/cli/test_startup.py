@@ -7,9 +7,10 @@ import sys
 
 from helpers import REPO, netlist_path
 
-# loaded where used: scipy.sparse.csgraph and scipy.sparse.linalg bring scipy.linalg (~60 ms)
-ON_USE = ("scipy.linalg", "scipy.sparse.linalg", "scipy.sparse.csgraph", "networkx",
-          "matplotlib", "sympy")
+# loaded where used: scipy.sparse (~0.2 s, most of it scipy._lib) by large systems and
+# some analyses; scipy.sparse.csgraph and scipy.sparse.linalg bring scipy.linalg (~60 ms)
+ON_USE = ("scipy", "scipy.sparse", "scipy.linalg", "scipy.sparse.linalg",
+          "scipy.sparse.csgraph", "networkx", "matplotlib", "sympy")
 
 
 def _python(code: str, *args, env=None) -> subprocess.CompletedProcess:

@@ -1,0 +1,76 @@
+"""Small problems run without scipy's packages: the sparse matrix by rows (RowMatrix),
+the dense Newton matrix factorised by LAPACK's getrf loaded on its own (DenseLU), and a
+small netlist's run that imports no scipy package."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from helpers import NETLISTS
+
+from circuitsim.solver import lapack
+from circuitsim.solver.newton import BadValues, DenseLU
+from circuitsim.solver.rowmatrix import RowMatrix
+
+
+def test_row_matrix_sums_duplicates_drops_zeros_and_multiplies():
+    rng = np.random.default_rng(3)
+    rows, cols = rng.integers(0, 7, 60), rng.integers(0, 5, 60)
+    values = rng.standard_normal(60)
+    values[:2], rows[:2], cols[:2] = (1.5, -1.5), (6, 6), (4, 4)    # cancel to 0
+    m = RowMatrix.from_entries(rows, cols, values, 7, 5)
+    reference = sp.coo_matrix((values, (rows, cols)), shape=(7, 5)).tocsr()
+    reference.sum_duplicates()
+    reference.eliminate_zeros()
+    assert np.allclose(m.scipy().toarray(), reference.toarray(), rtol=1e-15, atol=1e-15)
+    assert m.nnz == reference.nnz
+    x = rng.standard_normal(5)
+    assert np.allclose(m.dot(x), reference @ x, rtol=1e-14, atol=1e-15)
+
+
+def test_dense_lu_is_lapack_getrf_as_scipy_has_it():
+    """The LU of a small Newton matrix is SciPy's LAPACK getrf/getrs, loaded without
+    scipy.linalg's package: the same functions as the public import, and the public
+    import reuses the module."""
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((30, 30)) * np.logspace(0, 6, 30)[:, None]
+    B = rng.standard_normal((30, 3))
+    import scipy.linalg.lapack as public
+    lu, piv, _ = public.dgetrf(A)
+    expected = public.dgetrs(lu, piv, B[:, 1])[0]
+    dense = DenseLU(A, {"nlu": 0})
+    assert np.array_equal(dense.solve(B[:, 1]), expected)
+    assert np.array_equal(dense.solve(B)[:, 1], expected)
+    assert lapack.getrf_getrs()[0] is public.dgetrf
+
+
+def test_lapack_falls_back_to_the_public_import(monkeypatch):
+    monkeypatch.delitem(sys.modules, lapack.WRAPPERS, raising=False)
+    monkeypatch.setattr(lapack.importlib.util, "find_spec", lambda name: None)
+    getrf, getrs = lapack.getrf_getrs()
+    A = np.array([[4.0, 1.0], [2.0, 3.0]])
+    lu, piv, info = getrf(A)
+    assert info == 0 and np.allclose(getrs(lu, piv, np.array([1.0, 2.0]))[0],
+                                      np.linalg.solve(A, [1.0, 2.0]), rtol=1e-15)
+
+
+def test_an_exactly_singular_matrix_is_refused():
+    A = np.array([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(BadValues, match="singular"):
+        DenseLU(A, {"nlu": 0})
+
+
+@pytest.mark.parametrize("netlist", ["dcmotor", "pendulum"])
+def test_a_small_run_imports_no_scipy(netlist, tmp_path):
+    """The DC motor (an electrical and rotational circuit) and the pendulum (a body on
+    a revolute joint) run without scipy: its import is most of a small run's start."""
+    code = ("import sys, circuitsim\n"
+            f"circuitsim.load({str(NETLISTS / (netlist + '.cir'))!r}).simulate(t_end=0.01)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path, env={"CIRCUITSIM_KERNELS": "numpy", "PATH": ""},
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['scipy.linalg._flapack']"
