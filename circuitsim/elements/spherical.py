@@ -176,6 +176,15 @@ class Spherical(Joint):
         return None
 
     @classmethod
+    def _framework_twin(cls, p):
+        """The joint framework's compiled kernels for the run form without friction or a
+        cone limit: the ball joint's added terms are then none (the elastic model runs
+        them; the rigid ones run its own twin above first)."""
+        if p.init or p.friction or p.cone_on:
+            return None
+        return compiled.twin("joint", p.warmup)
+
+    @classmethod
     def residual(cls, t, x, xp, p):
         fast = cls._twin(p)
         if fast is not None:

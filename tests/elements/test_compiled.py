@@ -27,7 +27,8 @@ PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
 # in every model, with and without a switched-off row
 VARIANTS = {"body": [{}], "spherical": [PLAIN_BALL, {**PLAIN_BALL, "inactive": [1]},
                                         {**PLAIN_BALL, "model": "velocity"},
-                                        {**PLAIN_BALL, "model": "velocity", "inactive": [1]}],
+                                        {**PLAIN_BALL, "model": "velocity", "inactive": [1]},
+                                        {**PLAIN_BALL, "model": "elastic"}],
             **{keyword: [{"model": model, "inactive": inactive}
                          for model in ("velocity", "position", "elastic")
                          for inactive in ([], [0])]
@@ -176,3 +177,22 @@ def test_a_group_switching_in_the_middle_of_a_call_gets_its_own_kernels(left, mo
         rows = etype.invariant_rows(group=p)
         np.testing.assert_allclose(got[2][:, rows], reference[2][:, rows], rtol=1e-12,
                                    atol=1e-12 * np.abs(reference[2]).max())
+
+
+@needs_numba
+@pytest.mark.parametrize("model", ["position", "elastic"])
+@pytest.mark.parametrize("left", [1, 2, 3])
+def test_a_ball_joint_keeps_its_own_kernels_after_the_switch(model, left, monkeypatch):
+    """auto: once a ball joint's group has switched, each of the two modules it asks for
+    (its own, the framework's) stays the one asked for, call after call."""
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numpy")
+    etype, p, x, xp = _group("spherical", 3, 0, {**PLAIN_BALL, "model": model})
+    reference = (etype.residual(0.3, x, xp, p), etype.jacobian(0.3, x, xp, p)[0])
+    monkeypatch.setenv(compiled.ENVIRONMENT, "auto")
+    monkeypatch.setattr(warm, "ready", lambda: True)
+    p.warmup.left = left
+    for call in range(6):
+        got = (etype.residual(0.3, x, xp, p), etype.jacobian(0.3, x, xp, p)[0])
+        for a, b in zip(reference, got):
+            np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max(),
+                                       err_msg=f"call {call}")

@@ -62,7 +62,9 @@ class Warmup:
     def __init__(self, seconds_per_call: float):
         self.per_call = seconds_per_call
         self.budget = _Budget(LOAD_SECONDS)
-        self.settled = None          # (CIRCUITSIM_KERNELS as read, twin's answer) when final
+        # {(CIRCUITSIM_KERNELS as read, module): the twin's answer} once final (a ball
+        # joint's group asks for its own module and for the framework's)
+        self.settled: dict = {}
 
     @property
     def left(self) -> int:
@@ -74,7 +76,7 @@ class Warmup:
     @left.setter
     def left(self, calls: int) -> None:
         self.budget.seconds = calls * self.per_call
-        self.settled = None
+        self.settled = {}
 
 
 def share(group_params, seconds: float = LOAD_SECONDS) -> None:
@@ -85,7 +87,7 @@ def share(group_params, seconds: float = LOAD_SECONDS) -> None:
         warmup = getattr(p, "warmup", None)
         if isinstance(warmup, Warmup):
             warmup.budget = budget
-            warmup.settled = None
+            warmup.settled = {}
 
 
 def choice() -> str:
@@ -107,12 +109,12 @@ def twin(module: str, warmup: Warmup):
     should run for the group counted by ``warmup``, else None (the caller runs its numpy
     reference). Once settled for a group (counting over), the answer is kept with the
     setting it was made under: a call then costs one look at the environment."""
-    setting = os.environ.get(ENVIRONMENT)
-    if warmup.settled is not None and warmup.settled[0] == setting:
-        return warmup.settled[1]
+    key = (os.environ.get(ENVIRONMENT), module)
+    if key in warmup.settled:
+        return warmup.settled[key]
     answer, settled = _decide(module, warmup)
     if settled:
-        warmup.settled = (setting, answer)
+        warmup.settled[key] = answer
     return answer
 
 
