@@ -62,12 +62,16 @@ class Friction(ElementType):
         return Fc, np.where(p.Fs_given, p.Fs, Fc)
 
     @classmethod
-    def _law(cls, t, v, p):
-        """f(v) and df/dv of equation (1)."""
+    def _parts(cls, t, v, p):
+        """The Stribeck peak, the level Fc + peak and tanh(v/veps) of equation (1)."""
         Fc, Fs = cls._levels(t, p)
         peak = (Fs - Fc) * np.exp(-(v / p.vs) ** 2)
-        level = Fc + peak
-        th = np.tanh(v / p.veps)
+        return peak, Fc + peak, np.tanh(v / p.veps)
+
+    @classmethod
+    def _law(cls, t, v, p):
+        """f(v) and df/dv of equation (1)."""
+        peak, level, th = cls._parts(t, v, p)
         f = level * th + p.b * v
         dlevel = peak * (-2.0 * v / p.vs ** 2)
         df = dlevel * th + level * (1.0 - th ** 2) / p.veps + p.b
@@ -75,8 +79,9 @@ class Friction(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
-        f, _ = cls._law(t, x[:, 0] - x[:, 1], p)              # (1)
-        return branch_rows(f)
+        v = x[:, 0] - x[:, 1]
+        _, level, th = cls._parts(t, v, p)
+        return branch_rows(level * th + p.b * v)                # (1)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):

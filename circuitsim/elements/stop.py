@@ -62,17 +62,26 @@ class Stop(ElementType):
                              inst.loc)
 
     @staticmethod
-    def _law(x, v, p):
-        """f and its derivatives df/dx, df/dv of equation (2)."""
+    def _contacts(x, v, p):
+        """The upper and lower contact forces of equation (2) and where each acts."""
         du, dl = x - p.upper, p.lower - x
         fu = p.k * du + p.c * v
         fl = p.k * dl - p.c * v
-        on_u = (du > 0) & (fu > 0)
-        on_l = (dl > 0) & (fl > 0)
+        return fu, fl, (du > 0) & (fu > 0), (dl > 0) & (fl > 0)
+
+    @classmethod
+    def _force(cls, x, v, p):
+        """f of equation (2)."""
+        fu, fl, on_u, on_l = cls._contacts(x, v, p)
+        return np.where(on_u, fu, 0.0) - np.where(on_l, fl, 0.0)
+
+    @classmethod
+    def _law(cls, x, v, p):
+        """f and its derivatives df/dx, df/dv of equation (2)."""
+        fu, fl, on_u, on_l = cls._contacts(x, v, p)
         f = np.where(on_u, fu, 0.0) - np.where(on_l, fl, 0.0)
-        dfdx = np.where(on_u, p.k, 0.0) + np.where(on_l, p.k, 0.0)
-        dfdv = np.where(on_u, p.c, 0.0) + np.where(on_l, p.c, 0.0)
-        return f, dfdx, dfdv
+        on = on_u | on_l                 # the two contacts never act together (lower < upper)
+        return f, np.where(on, p.k, 0.0), np.where(on, p.c, 0.0)
 
     @classmethod
     def switch_names(cls, group):
@@ -90,8 +99,10 @@ class Stop(ElementType):
     @classmethod
     def residual(cls, t, x, xp, p):
         v = x[:, 0] - x[:, 1]
-        f, _, _ = cls._law(x[:, 2], v, p)                          # (2)
-        return np.stack([f, -f, xp[:, 2] - v], axis=1)             # (1)
+        f = cls._force(x[:, 2], v, p)                               # (2)
+        out = np.empty((x.shape[0], 3))                             # (1)
+        out[:, 0], out[:, 1], out[:, 2] = f, -f, xp[:, 2] - v
+        return out
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
@@ -109,8 +120,7 @@ class Stop(ElementType):
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):
-        f, _, _ = cls._law(x[..., 2], x[..., 0] - x[..., 1], p)
-        return f[..., None]
+        return cls._force(x[..., 2], x[..., 0] - x[..., 1], p)[..., None]
 
     @classmethod
     def sample_params(cls, rng):

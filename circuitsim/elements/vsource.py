@@ -48,7 +48,9 @@ class PotentialSource(ElementType):
     @classmethod
     def residual(cls, t, x, xp, p):
         i = x[:, 2]
-        return np.stack([i, -i, x[:, 0] - x[:, 1] - p.V(t)], axis=1)   # (1)
+        out = np.empty((x.shape[0], 3))                                  # (1)
+        out[:, 0], out[:, 1], out[:, 2] = i, -i, x[:, 0] - x[:, 1] - p.V(t)
+        return out
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
