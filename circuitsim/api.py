@@ -80,6 +80,11 @@ def _override_assigns(settings) -> list:
         except NetlistError as exc:
             raise NetlistError(f"cannot read the setting '{key}={value}': {exc.message}",
                                loc) from None
+        if len(st.params) != 1 or _outside_braces(str(value), ";"):
+            # ';' starts a comment in a netlist line: the rest would be dropped unread
+            raise NetlistError(f"the setting '{key}={value}' has more than its value: ';' "
+                               "would start a comment and a space would end the value; give "
+                               "each setting apart (--set k=1 R1.R=2k)", loc)
         a = st.params[0]
         value = a.value
         if value.loc is not None:           # located in the setting as the user wrote it
@@ -87,6 +92,23 @@ def _override_assigns(settings) -> list:
             value = dataclasses.replace(value, loc=Loc("<command line>", 1, col, loc.text))
         out.append(ast.Assign(a.key, value, loc))
     return out
+
+
+def _outside_braces(text: str, char: str) -> bool:
+    """Whether ``char`` occurs in ``text`` outside {...} expressions and quotes."""
+    depth, quote = 0, None
+    for c in text:
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        elif c == char and depth == 0:
+            return True
+    return False
 
 
 class Netlist:

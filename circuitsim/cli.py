@@ -19,6 +19,7 @@ from . import __version__, api
 from .run import parallel
 from .runtime.memory import freeze_built, keep_freed_memory
 from .run import studies as studies_mod
+from .output.files import kept
 from .output.scene import scene_of
 from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
                      SolverError, Terminated, Interrupted)
@@ -383,11 +384,16 @@ def _run(args) -> int:
         code = _run_serial(args, files, prepared, results, wall)
     if code != EXIT_OK:
         return code
-    if args.all_studies:
-        _compare_studies(results, wall, files.studies_csv)
+    if args.all_studies and not _compare_studies(results, wall, files.studies_csv):
+        return EXIT_SOLVER
     if args.plot:
         from .output.plotting import plot
-        print(f"plot -> {plot(results, args.plot, files.plot)}")
+        try:
+            print(f"plot -> {plot(results, args.plot, files.plot)}")
+        except CircuitsimError as exc:        # after the run: the results are written
+            print(f"error: {args.file}: E_WRITE: {exc}; the results are written",
+                  file=sys.stderr)
+            return EXIT_SOLVER
     return EXIT_OK
 
 
@@ -463,7 +469,8 @@ def _run_serial(args, files, prepared, results, wall) -> int:
             return EXIT_SOLVER
         wall[case.name] = time.perf_counter() - started
         results[case.name] = res
-        if not _report_success(args, files, case.name, res):
+        rest = [later.name for later in prepared[prepared.index(case) + 1:]]
+        if not _report_success(args, files, case.name, res, rest):
             return EXIT_SOLVER
     return EXIT_OK
 
@@ -500,7 +507,8 @@ def _run_parallel(args, files, net, cases, prepared, results, wall) -> int:
             return
         wall[outcome.name] = outcome.wall
         results[outcome.name] = outcome.result
-        _report_success(args, files, outcome.name, outcome.result)
+        if not _report_success(args, files, outcome.name, outcome.result):
+            failed.append(outcome.name)             # its results kept elsewhere, named
     for case in prepared:
         _print_warnings(case.warnings)
     try:
@@ -548,14 +556,24 @@ def _write_partial(files, name, partial) -> str:
     if partial is None or not len(partial):
         return "no results were computed"
     target = files.partial(name)
-    try:
-        if not files.stream:
-            with _HeldSignals(target):
-                partial.save(target)
-    except CircuitsimError as save_error:     # the diagnosis comes first
-        return f"the results could not be written: {save_error}"
+    if files.stream and partial.unstreamed is None:
+        place = target
+    else:
+        with _HeldSignals(target):
+            place, failure = kept(partial.save, target)
+        if failure is not None:               # the diagnosis comes first
+            return f"{partial.unstreamed or failure}; {_kept_where(partial, place)}"
     return (f"results up to t = {partial.t[-1]:.6g} s "
-            f"({len(partial)} points) written to {target}")
+            f"({len(partial)} points) written to {place}")
+
+
+def _kept_where(res, place) -> str:
+    """Where results that could not be written as asked were kept, said to the user."""
+    what = f"the results ({len(res)} points, t = 0 .. {res.t[-1]:.6g} s)"
+    if place is None:
+        return (f"{what} could not be written anywhere (also tried the temporary and the "
+                "home directory)")
+    return f"{what} were written to {place} instead"
 
 
 def _animate(files, name, res) -> str:
@@ -569,15 +587,21 @@ def _animate(files, name, res) -> str:
     return f"animation -> {target}"
 
 
-def _report_success(args, files, name, res) -> bool:
-    """A finished case: written, its summary line and report printed. False if a signal
-    arrived while it was written (the run stops there)."""
+def _report_success(args, files, name, res, rest=()) -> bool:
+    """A finished case: written, its summary line and report printed. False if it could
+    not be written where asked (kept elsewhere, said) or a signal arrived while it was
+    written: the run stops there, and ``rest``, the cases after it, are named as not run."""
     written = ""
     if files.out:
         target = files.results(name)
         with _HeldSignals(target) as held:
-            if not files.stream:
-                res.save(target)
+            place, failure = ((target, None) if files.stream and res.unstreamed is None
+                              else kept(res.save, target))
+        if failure is not None:
+            print(f"error: {args.file}{' [' + name + ']' if name else ''}: E_WRITE: "
+                  f"{res.unstreamed or failure}; {_kept_where(res, place)}"
+                  + (f"; not run: {', '.join(rest)}" if rest else ""), file=sys.stderr)
+            return False
         written = f" -> {target}"
         if held.received:
             print(f"stopped by {held.received} after {target} was written; the cases "
@@ -600,13 +624,20 @@ def _summary(label: str, res) -> str:
             f"{s.get('njac', 0)} Jacobians, {s.get('nlu', 0)} LU")
 
 
-def _compare_studies(results, wall, target: Path) -> None:
-    """--all-studies: the studies against the first one, as a table and a CSV."""
+def _compare_studies(results, wall, target: Path) -> bool:
+    """--all-studies: the studies against the first one, as a table and a CSV; False
+    if the CSV could not be written where asked (said, with where it went instead)."""
     rows = studies_mod.compare(results, wall)
     print(f"\nstudy comparison (reference: {next(iter(results))}):")
     print(studies_mod.table(rows))
     with _HeldSignals(target):
-        print(f"comparison -> {studies_mod.write_csv(rows, target)}")
+        place, failure = kept(lambda path: studies_mod.write_csv(rows, path), target)
+    if failure is None:
+        print(f"comparison -> {place}")
+        return True
+    instead = f"written to {place} instead" if place else "printed above only"
+    print(f"error: E_WRITE: {failure}; the comparison is {instead}", file=sys.stderr)
+    return False
 
 
 class _HeldSignals:

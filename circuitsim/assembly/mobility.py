@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..elements.declarations import FRAME_VARS
+from ..errors import Loc
 from ..runtime.graphs import has_cycle
 
 RANK_TOL = 1e-9          # relative pivot size below which a loop row is redundant
@@ -70,6 +71,7 @@ class Mobility:
     elastic_joints: list = field(default_factory=list)
     redundant: list = field(default_factory=list)      # [Redundancy]
     loops: list = field(default_factory=list)          # [[joint names]] with redundancy
+    first_joint: Loc | None = None      # where the first rigid joint is written
 
     @property
     def grubler(self) -> int:
@@ -94,6 +96,19 @@ class Mobility:
                      f"the constraint Jacobian {self.rank}; degrees of freedom: {self.dof}; "
                      f"redundant constraint rows: {len(self.redundant)}")
         return lines
+
+    def warnings(self) -> list:
+        """(message, loc): the over-constrained loops, and a mechanism its rigid joints
+        lock (no degree of freedom), which cannot move at all."""
+        out = self.redundancy_warnings()
+        if self.bodies and self.rigid_joints and self.dof == 0:
+            which = "its body" if self.bodies == 1 else f"all {self.bodies} bodies"
+            out.append((f"the mechanism has 0 degrees of freedom: its rigid joints fix "
+                        f"{which} (rank of the constraints {self.rank} = 6·{self.bodies}), "
+                        "so nothing can move and no drive can move it; "
+                        "check the joint types and axes (`circuitsim check` shows the count)",
+                        self.first_joint))
+        return out
 
     def redundancy_warnings(self) -> list:
         """(message, loc) per loop with redundant rows, located at its first joint."""
@@ -149,6 +164,7 @@ def analyse(system, y: np.ndarray) -> Mobility:
             mob.elastic_joints += names
             continue
         mob.rigid_joints += names
+        mob.first_joint = mob.first_joint or g.instances[0].loc
         row_names = g.etype.constraint_names()
         R = g.etype.velocity_rows(y[g.var_idx], g.p)[:, :len(row_names)]   # (N, m, nvars)
         for i, inst in enumerate(g.instances):

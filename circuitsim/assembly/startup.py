@@ -104,7 +104,7 @@ def kinematic_start(system, y0: np.ndarray) -> StartUp:
     mobility = _mobility(system, y)
     if mobility:
         switch_off(mobility)
-    warnings = mobility.redundancy_warnings() if mobility else []
+    warnings = mobility.warnings() if mobility else []
     return StartUp(_synced(system, y[:n]), notes, mobility, warnings)
 
 

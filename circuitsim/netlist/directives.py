@@ -4,12 +4,16 @@ global scope; an unknown directive, or one out of its place, is refused.
 """
 from __future__ import annotations
 
+import sys
+
 from ..errors import NetlistError, did_you_mean
 from . import ast, values
 from .circuit import Circuit
 
 KNOWN_DIRECTIVES = ("title", "param", "subckt", "ends", "include", "lib", "gravity", "tran",
                     "options", "ic", "probe", "study", "step", "end")
+EPS = sys.float_info.epsilon
+RTOL_MIN = 1e-14     # smaller relative tolerances are below double precision's resolution
 OPTIONS = {   # .options key -> (Tran attribute, unit)
     "rtol": ("rtol", None), "atol": ("atol", None), "maxstep": ("maxstep", "s"),
     "h0": ("h0", "s"), "maxorder": ("maxorder", None),
@@ -102,6 +106,11 @@ def apply_option(a: ast.Assign, c: Circuit, scope, given: dict | None = None) ->
     if key == "rtol" and value >= 1:
         raise NetlistError(f"option rtol is a relative tolerance below 1 (1e-6 is the "
                            f"default); got {value:g}", a.value.loc)
+    if key == "rtol" and value < RTOL_MIN:
+        raise NetlistError(f"option rtol={value:g} is below {RTOL_MIN:g}, the smallest "
+                           "relative tolerance double precision can honour (a relative "
+                           f"change of {RTOL_MIN:g} is about {RTOL_MIN / EPS:.0f} rounding "
+                           "units); for tighter control lower atol", a.value.loc)
     if key == "maxorder":
         if value != int(value) or not 1 <= value <= 5:
             raise NetlistError("maxorder must be an integer from 1 to 5", a.value.loc)

@@ -45,8 +45,8 @@ def _build(definitions: Definitions, assigns: list, instances: dict) -> Circuit:
     topology.check_potential_loops(pending)
     mechanism.check_frames(pending)
     nodes, first_use = _nodes(pending, domains)
-    warnings = topology.check_connectivity(pending, first_use)
-    warnings += mechanism.unattached_bodies(pending)
+    topology.check_connectivity(pending, first_use)
+    warnings = mechanism.unattached_bodies(pending)
     elements, value_warnings = conversion.convert(pending, domains)
     warnings += value_warnings
     circuit = Circuit(title="", elements=elements, nodes=nodes, tran=Tran(),
@@ -56,6 +56,7 @@ def _build(definitions: Definitions, assigns: list, instances: dict) -> Circuit:
     for a in over.options:
         directives.apply_option(a, circuit, scope)
     mechanism.link(circuit)
+    topology.check_single_terminals(pending, first_use)
     return circuit
 
 

@@ -16,8 +16,8 @@ from .circuit import Circuit
 
 
 def check_frames(pending: list) -> None:
-    """Every frame port names a body (an element owning its nodes) or ground 0, and
-    the two frames of a joint or 3D spring differ."""
+    """Every frame port names a body (an element owning its nodes) or ground 0, the two
+    frames of a joint or 3D spring differ, and a joint's flange is not a body's node."""
     bodies = {el.name for el in pending if el.type.is_body}
     for el in pending:
         if not _has_frames(el.type):
@@ -34,6 +34,17 @@ def check_frames(pending: list) -> None:
             raise NetlistError(
                 f"{el.type.keyword} {el.name} connects {what} to itself: its two "
                 "frames must differ (one of them may be 0, the ground)", el.loc)
+    body_nodes = {node: el.name for el in pending if el.type.is_body for node in el.nodes}
+    for el in pending:
+        for port, node in zip(el.type.ports, el.nodes):
+            if port.param is not None and node in body_nodes:        # a joint's flange
+                raise NetlistError(
+                    f"{el.type.keyword} {el.name}: {port.param}={node} names a node of body "
+                    f"{body_nodes[node]}; the {port.param} is the joint's own axis node (the "
+                    "relative motion about or along its axis): give it a new name "
+                    f"({port.param}=drive) and put the elements that drive the joint on it, "
+                    f"or put an element meant for the body's own motion on {node} directly",
+                    el.param_locs.get(port.param, el.loc))
 
 
 @cache

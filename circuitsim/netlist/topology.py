@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from ..elements.declarations import DOMAINS
-from ..errors import NetlistError
+from ..errors import NetlistError, did_you_mean
 from ..runtime.graphs import UnionFind, connected_components, forest_path
 from ..runtime.names import GROUND
 
@@ -115,9 +115,9 @@ def _connection_graph(pending: list, skip=lambda el: False) -> tuple:
     return list(nodes), edges
 
 
-def check_connectivity(pending: list, first_use: dict) -> list:
-    """Floating nodes and flow-source cut-sets are errors; nodes touched by a single
-    terminal are returned as warnings [(message, loc)]."""
+def check_connectivity(pending: list, first_use: dict) -> None:
+    """Floating nodes and flow-source cut-sets are errors (a node with one terminal is
+    ``check_single_terminals``'s)."""
     for comp in connected_components(*_connection_graph(pending)):
         if GROUND not in comp:
             nodes = sorted(comp, key=lambda n: (first_use[n].line if first_use.get(n) else 0, n))
@@ -142,7 +142,11 @@ def check_connectivity(pending: list, first_use: dict) -> list:
                 f"flow source(s) {', '.join(sources)}: its potential is undetermined and "
                 "the flows cannot balance (a cut-set of flow sources)", first_use.get(node))
 
-    warnings = []
+
+def check_single_terminals(pending: list, first_use: dict) -> None:
+    """A node touched by one terminal only is an error (most often a misspelt node),
+    unless that terminal sets or senses its potential (``_senses``). Checked after every
+    other input check, so that a more specific mistake on the same lines is told first."""
     count: dict = {}
     owned = {node for el in pending for node in owned_nodes(el)}
     for el in pending:
@@ -154,11 +158,22 @@ def check_connectivity(pending: list, first_use: dict) -> list:
             if node != GROUND:
                 count.setdefault(node, []).append((el, port))
     for node, users in count.items():
-        if len(users) == 1:
+        if len(users) == 1 and not _senses(*users[0]):
             el, port = users[0]
-            warnings.append((f"node '{node}' is connected to one terminal only "
-                             f"({el.name}.{port.name})", first_use.get(node)))
-    return warnings
+            raise NetlistError(
+                f"node '{node}' is connected to one terminal only ({el.name}.{port.name}): "
+                "nothing else acts on it, which is most often a misspelt node name. A node "
+                "may end on one terminal only where that terminal sets or senses its "
+                "potential: a potential source's (a signal an expression reads) or a "
+                "joint's flange (the joint's relative motion)", first_use.get(node),
+                did_you_mean(node, [n for n in count if n != node]))
+
+
+def _senses(el, port) -> bool:
+    """Whether a terminal sets or senses its node's potential by itself: a potential
+    source's (V, or B with V=) or a joint's flange (a port named by a parameter)."""
+    return (el.type.imposes == "potential" or port.param is not None
+            or (el.type.keyword.lower() == "b" and "V" in el.assigns))
 
 
 def check_potential_loops(pending: list) -> None:

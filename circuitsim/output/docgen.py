@@ -110,7 +110,10 @@ Generated from the argument parser by `python -m circuitsim.output.docgen`; do n
 Exit codes: 0 success; 2 bad input (nothing was run; the message names `file:line:col`
 or the command-line option); 3 solver failure or interrupt (Ctrl-C, SIGTERM, SIGHUP) —
 the results up to that time are written (to `--out`, else `<netlist>_partial.csv`) and
-the message says where and why it stopped; 70 internal error (a bug: please report it).
+the message says where and why it stopped — or results that could not be written where
+asked (`E_WRITE`: a full or read-only file system at the end of the run; they are
+written to the temporary directory, else the home directory, and the message names the
+file; a case after it is not run); 70 internal error (a bug: please report it).
 
 Environment: `CIRCUITSIM_PATH` (directories searched by `.lib` before the built-in
 library), `CIRCUITSIM_INCLUDE_PATH` (directories `.include` may read from besides the
@@ -126,7 +129,9 @@ shown escaped (`\\x1b`), never sent to the terminal.
 Output files (`--out`, `--animate`, `--plot-file`, `-o`) are checked before anything
 runs: each must name a regular file (or a new one) in a writable directory, never a
 directory, device, pipe or socket, and never the netlist or a file it `.include`s or
-`.lib`s. A file is written whole (a temporary file renamed onto its name). When several
+`.lib`s. A file is written whole (a temporary file renamed onto its name); with
+`--stream` a write that fails stops the stream, not the run, and the incomplete file is
+removed, never left under the final name. When several
 studies or `.step` cases run, each writes `<stem>_<case><suffix>`, the case name's
 characters other than letters, digits and `-_.=` written `_`; two cases whose names come
 out equal (`.step k {1+2} {1*2}`) get `_2`, `_3` .., and the summary line names each

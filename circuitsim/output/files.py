@@ -3,7 +3,9 @@
 A file is written to a temporary file next to it and renamed onto its name when complete,
 so that a failure, an interrupt or a second run writing the same path never leaves half a
 file or interleaved rows. Only a regular file is replaced: a device, a pipe, a socket or a
-directory of that name is refused, its node left as it was.
+directory of that name is refused, its node left as it was. Results that cannot be
+written where asked (a full or read-only file system) are written to the temporary
+directory or the home directory instead (``kept``), and the caller names the place.
 """
 from __future__ import annotations
 
@@ -14,6 +16,38 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import CircuitsimError
+
+
+def kept(save, target) -> tuple:
+    """``save(path)`` onto ``target``; if that fails, onto the same name with the process
+    id in the temporary directory, then in the home directory. Returns (the path
+    written, None) or (the path written instead or None, why ``target`` failed)."""
+    target = Path(target)
+    try:
+        save(target)
+        return target, None
+    except CircuitsimError as exc:
+        reason = str(exc)
+    for folder in _fallback_folders(target):
+        place = folder / f"{target.stem}.{os.getpid()}{target.suffix}"
+        try:
+            save(place)
+            return place, reason
+        except CircuitsimError:
+            continue
+    return None, reason
+
+
+def _fallback_folders(target: Path) -> list:
+    """The temporary and the home directory, those that exist and are not the target's."""
+    folders = []
+    for folder in map(Path, (tempfile.gettempdir(), os.path.expanduser("~"))):
+        try:
+            if folder.is_dir() and not folder.samefile(target.parent):
+                folders.append(folder)
+        except OSError:                    # the target's folder is gone: any other will do
+            folders.append(folder)
+    return folders
 
 
 def _umask() -> int:

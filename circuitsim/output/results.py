@@ -36,7 +36,9 @@ class Result:
     - ``study``, ``parameters``: the study and the ``.step`` values (name -> SI) of the
       case, when it was run as part of a sweep (``Netlist.sweep``);
     - ``scene``: what a 3D view draws (circuitsim.output.scene.Scene: bodies' boxes, joints,
-      springs), None for a result read from a file.
+      springs), None for a result read from a file;
+    - ``unstreamed``: why the CSV streamed while the run went (``stream=``) could not be
+      written (a full file system), else None: the Result still holds every point.
 
     A Result pickles (sweeps send it between processes).
     """
@@ -46,6 +48,7 @@ class Result:
                  diagnostics=None, report=None, study=None, parameters=None,
                  scene=None):
         self.t = np.asarray(t, dtype=float)
+        self.unstreamed: str | None = None
         self.names = list(names)
         self.data = np.asarray(data, dtype=float).reshape(len(self.t), len(self.names))
         self._col = {name: i for i, name in enumerate(self.names)}
@@ -214,6 +217,11 @@ class StreamWriter:
     ``path`` by ``close`` (also after a failure or interrupt), so that a long run leaves a
     readable file up to its last point and two runs never interleave their rows.
 
+    A write that fails (a full or read-only file system) stops the stream, not the run:
+    the truncated ``.part`` file is removed, nothing is renamed onto ``path``, and
+    ``error`` says why (the run's Result, which holds every point, is then kept
+    elsewhere by the caller).
+
     ``rows(T, Y, YP)`` turns a chunk of solver points into the recorded columns."""
 
     FLUSH_POINTS = 500
@@ -225,15 +233,18 @@ class StreamWriter:
         self.rows = rows
         self.buffer: list = []
         self.count = 0
+        self.error: str | None = None
         self.last = time.monotonic()
         try:
             self.fh = self.part.open("w", newline="")
+            csv.writer(self.fh).writerow(["time"] + list(names))
+            self.fh.flush()
         except OSError as exc:
             raise CircuitsimError(f"cannot write {self.part}: {exc.strerror}") from None
-        csv.writer(self.fh).writerow(["time"] + list(names))
-        self.fh.flush()
 
     def __call__(self, t: float, y, yp) -> None:
+        if self.error is not None:
+            return
         self.buffer.append((t, y, yp))
         if (len(self.buffer) >= self.FLUSH_POINTS
                 or time.monotonic() - self.last >= self.FLUSH_SECONDS):
@@ -243,26 +254,40 @@ class StreamWriter:
         # The chunk stays in the buffer until its rows are written, in one call: a Ctrl-C
         # while they are formatted (the long part) leaves it for close() to write. (It
         # was taken out first, and a Ctrl-C then lost a chunk of rows: seen under load.)
+        if self.error is not None:
+            return
         n = len(self.buffer)
-        if n:
-            chunk = self.buffer[:n]
-            T = np.array([b[0] for b in chunk])
-            data = self.rows(T, np.array([b[1] for b in chunk]), np.array([b[2] for b in chunk]))
-            text = io.StringIO()
-            writer = csv.writer(text)
-            for ti, row in zip(T, data):
-                writer.writerow([repr(float(ti))] + [repr(float(v)) for v in row])
-            self.fh.write(text.getvalue())
-            del self.buffer[:n]
-            self.count += n
-        self.fh.flush()
+        try:
+            if n:
+                chunk = self.buffer[:n]
+                T = np.array([b[0] for b in chunk])
+                data = self.rows(T, np.array([b[1] for b in chunk]),
+                                 np.array([b[2] for b in chunk]))
+                text = io.StringIO()
+                writer = csv.writer(text)
+                for ti, row in zip(T, data):
+                    writer.writerow([repr(float(ti))] + [repr(float(v)) for v in row])
+                self.fh.write(text.getvalue())
+                del self.buffer[:n]
+                self.count += n
+            self.fh.flush()
+        except OSError as exc:
+            self.error = f"cannot write {self.part}: {exc.strerror}"
+            self.buffer.clear()
         self.last = time.monotonic()
 
-    def close(self) -> Path:
+    def close(self) -> Path | None:
+        """The complete file's path, or None if the stream failed (``error``)."""
         try:
             self.flush()
         finally:
-            self.fh.close()
+            try:
+                self.fh.close()
+            except OSError as exc:             # the last buffered bytes did not fit
+                self.error = self.error or f"cannot write {self.part}: {exc.strerror}"
+            if self.error is not None:
+                self.part.unlink(missing_ok=True)
+                return None
             try:
                 os.replace(self.part, self.path)
             except OSError as exc:

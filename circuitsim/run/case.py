@@ -266,7 +266,8 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     Keyword arguments override the ``.tran`` settings.
     ``on_start(StartUp)`` is called after the start-up, before the integration (the CLI
     prints the start-up notes and warnings there). ``stream``: a CSV path written while
-    the run goes (StreamWriter), complete up to the last point on a failure or Ctrl-C.
+    the run goes (StreamWriter), complete up to the last point on a failure or Ctrl-C;
+    if writing it fails the run goes on, and ``result.unstreamed`` says why (else None).
     ``report``: also build ``result.report`` (circuitsim.output.report: constraint violations,
     Kirchhoff residuals, power balance; costs one residual evaluation per point).
     ``record_poses``: also record every body's pose where ``.probe`` leaves it out (what
@@ -304,9 +305,10 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     # the report (the equations at the points) and a caller's on_output read all of y
     system.recorded, system.recorded_rates = (None, None) if report or on_output is not None \
         else system.recorded_unknowns(names + _diagnostic_names(system))
-    out = _integrate(system, t_end, y0, solver_options, on_output,
-                     StreamWriter(stream, names, _recorder(system, cols)) if stream else None)
+    writer = StreamWriter(stream, names, _recorder(system, cols)) if stream else None
+    out = _integrate(system, t_end, y0, solver_options, on_output, writer)
     result = _result(case, out, names, cols, start, scene, report)
+    result.unstreamed = None if writer is None else writer.error
     if out.error is not None:
         out.error.partial = result
         raise out.error

@@ -139,6 +139,9 @@ def test_a_node_named_like_an_element_value_is_a_located_error(tmp_path, capsys)
     (["run", "--out", ""], "--out ''"),
     (["op", "--out", ""], "--out ''"),
     (["run", "--animate", ""], "--animate ''"),
+    (["run", "--set", "k=1;touch x"], "k=1;touch x"),     # ';' would start a comment
+    (["run", "--set", "k=1 R1.R=2"], "has more than its value"),
+    (["check", "--set", "k={1;2}"], "unclosed '{'"),
 ])
 def test_unusable_option_values_are_refused_before_the_run(rc, tmp_path, capsys,
                                                            monkeypatch, argv, option):

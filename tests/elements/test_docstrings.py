@@ -32,8 +32,18 @@ def _bodies(*names: str) -> str:
 # What an example line needs around it to be a circuit that assembles: the bodies its
 # frames name, a path to ground, the variables an expression reads. A keyword missing
 # here gets no context: its example must then stand alone.
+# what the example line's nodes need besides it: a node ends on one terminal only where
+# that terminal sets or senses its potential (language.md)
 CONTEXT = {
     "b": ".param k=50 k3=4e4\nmass M1 v m=0.5\nspring K0 v 0 k=0 x0=0.05",
+    "c": "V V1 n1 0 V=1\nR R1 n1 n3 R=1k",
+    "damper": "mass M1 v1 m=1",
+    "friction": "mass M1 v1 m=1",
+    "gyrator": "V V1 p 0 V=1\nmass M1 v m=1",
+    "inertia": "damper D1 w 0 b=1e-3",
+    "mass": "damper D1 v1 0 b=1",
+    "spring": "mass M1 v1 m=1",
+    "stop": "mass M1 v m=1",
     "beam": "body N1 m=1 J=(0.01, 0.01, 0.01) pos=(1, 0, 0)",
     "cylindrical": _bodies("piston"),
     "fixed": _bodies("beam1", "beam2"),

@@ -103,14 +103,16 @@ def test_recursive_subckt_is_an_error():
         circuitsim.parse(".subckt loop a\nloop X a\n.ends\nloop Y n\n.tran 1\n").circuit()
 
 
-def test_a_warning_inside_a_library_instance_is_located_at_the_instance_line():
+def test_a_misspelt_node_at_a_library_instance_is_located_at_the_instance_line():
     # a misspelt supply node leaves the valve's inlet (inside library/hydraulics.lib)
     # connected to one terminal only: the user is pointed at their own line 3
     net = circuitsim.parse(".lib hydraulics\nV Psup sup 0 V=100bar\n"
                            "propvalve PV supp pa cmd A=1e-5\nV U cmd 0 V=1\n"
                            "chamber C1 pa V=1e-4\n.tran 0.01\n")
-    warnings = net.circuit().warnings
-    message, loc = next(w for w in warnings if "'supp'" in w[0])
-    assert message == "node 'supp' is connected to one terminal only (PV.Q.a) (in propvalve PV)"
-    assert (loc.line, loc.col) == (3, 1)
-    assert "library" not in str(loc.file)
+    with pytest.raises(NetlistError) as info:
+        net.circuit()
+    exc = info.value
+    assert exc.message.startswith("node 'supp' is connected to one terminal only (PV.Q.a)")
+    assert "did you mean 'sup'?" in str(exc)
+    assert (exc.loc.line, exc.loc.col) == (3, 1)
+    assert "library" not in str(exc.loc.file)

@@ -5,6 +5,7 @@ import pytest
 from scipy.special import ellipk
 
 import circuitsim
+from circuitsim.errors import NetlistError
 
 from helpers import load_netlist, netlist_text, zero_crossings
 
@@ -107,8 +108,29 @@ def test_joint_point_in_a_body_frame():
     np.testing.assert_allclose(b["J1.Fz"], a["J1.Fz"], atol=1e-6)
 
 
-def test_element_on_a_body_node_raises_no_dangling_warning():
-    c = circuitsim.parse("body B m=1 J=(1, 1, 1)\ndamper D1 B.wy 0 b=0.1\n"
+def test_an_element_on_a_body_node_is_not_a_dangling_terminal():
+    """The damper's terminal on B.wy has the body at its other end; the resistor's on
+    'dangling' has nothing: the error names that one."""
+    with pytest.raises(NetlistError, match=r":5:1: node 'dangling' is connected to one "
+                                           r"terminal only \(R2\.b\)"):
+        circuitsim.parse("body B m=1 J=(1, 1, 1)\ndamper D1 B.wy 0 b=0.1\n"
                          "R R1 a 0 R=1\nV V1 a 0 V=1\nR R2 a dangling R=1\n.tran 1\n").circuit()
-    messages = [m for m, _ in c.warnings]
-    assert messages == ["node 'dangling' is connected to one terminal only (R2.b)"]
+    c = circuitsim.parse("body B m=1 J=(1, 1, 1)\ndamper D1 B.wy 0 b=0.1\n"
+                         "R R1 a 0 R=1\nV V1 a 0 V=1\n.tran 1\n").circuit()
+    assert [m for m, _ in c.warnings if "terminal" in m] == []
+
+
+def test_a_locked_mechanism_says_it_cannot_move():
+    """A body welded to ground (fixed joint): 0 degrees of freedom, said in a warning
+    located at the joint; one hinge instead leaves one and no such warning."""
+    text = ("body B m=1 J=(0.1, 0.1, 0.1) pos=(0.5, 0, 0)\n{joint}\n"
+            ".gravity 0 0 -9.81\n.tran 0.01\n")
+    res = circuitsim.parse(text.format(joint="fixed F1 0 B at=(0, 0, 0)")).simulate()
+    (message, loc), = [w for w in res.warnings if "degrees of freedom" in w[0]]
+    assert message.startswith("the mechanism has 0 degrees of freedom: its rigid joints "
+                              "fix its body")
+    assert loc.line == 2
+    assert np.abs(res["B.z"]).max() < 1e-9
+    hinged = circuitsim.parse(text.format(
+        joint="revolute R1 0 B at=(0, 0, 0) axis=(0, 1, 0)")).simulate()
+    assert not [w for w in hinged.warnings if "degrees of freedom" in w[0]]

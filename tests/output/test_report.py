@@ -65,9 +65,9 @@ def test_report_lists_joint_violations_quaternions_and_kirchhoff(capsys):
 
 
 def test_warnings_are_capped_and_counted(tmp_path, capsys):
-    lines = [f"R R{k} n{k} 0 R=1" for k in range(25)] + ["V V1 a 0 V=1", "R Ra a 0 R=1",
-                                                         ".tran 1"]
-    # every n_k has one terminal only: 25 warnings
+    lines = [f"body B{k} m=1 J=(1, 1, 1) pos=({k}, 0, 0)" for k in range(25)] + [
+        "V V1 a 0 V=1", "R Ra a 0 R=1", ".tran 1m"]
+    # every body is attached to nothing and has no initial motion: 25 warnings
     path = tmp_path / "many.cir"
     path.write_text("\n".join(lines) + "\n")
     assert cli.main(["run", str(path), "--quiet"]) == 0
