@@ -121,7 +121,11 @@ netlist's own directory tree and the library), `CIRCUITSIM_MAX_ELEMENTS` (the ca
 elements after subcircuit expansion, default 1000000), `CIRCUITSIM_KERNELS` (`auto`, the
 default: the compiled element kernels where numba is installed and their cache is warm,
 a cold cache compiled once in the background; `numpy`; `numba`: docs/solver.md,
-"Compiled element kernels").
+"Compiled element kernels"). The command runs BLAS on one thread
+(`OPENBLAS_NUM_THREADS=1`, passed on to the processes it starts) unless
+`OPENBLAS_NUM_THREADS`, `GOTO_NUM_THREADS` or `OMP_NUM_THREADS` is set: circuitsim's
+matrices are small dense or sparse ones, where BLAS threads gain nothing and, spinning
+between calls, took a small run's CPU time to 1.7 times.
 
 Terminal control characters in anything printed (a netlist's title, a file's name) are
 shown escaped (`\\x1b`), never sent to the terminal.

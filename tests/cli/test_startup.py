@@ -44,3 +44,20 @@ def test_the_first_run_writes_the_tables_and_the_next_reads_them(tmp_path):
         printed.append((check.stdout, error.stderr))
         assert len(list((tmp_path / "circuitsim").glob("*.lark-tables"))) == 2
     assert printed[0] == printed[1]
+
+
+def test_importing_the_package_imports_no_numpy():
+    done = _python("import sys, circuitsim\nprint('numpy' in sys.modules, circuitsim.Netlist.__name__)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "Netlist"]
+
+
+def test_the_command_line_runs_one_blas_thread_unless_told_otherwise():
+    """OpenBLAS's threads spin between calls: a small run's CPU time was 1.7 times as
+    much with them. A number the user sets is kept."""
+    code = "import os, circuitsim.cli\nprint(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")}
+    assert _python(code, env=env).stdout.split() == ["1"]
+    assert _python(code, env={**env, "OMP_NUM_THREADS": "2"}).stdout.split() == ["None"]
+    assert _python(code, env={**env, "OPENBLAS_NUM_THREADS": "4"}).stdout.split() == ["4"]
