@@ -29,9 +29,9 @@ import numpy as np
 
 from ..elements.declarations import FRAME_VARS
 from ..errors import ModelError
+from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 from ..solver.newton import DENSE_MAX
 from .mobility import Mobility, analyse, switch_off
-from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 
 POS_TOL = 1e-10        # m (and rad-like units of the rotation rows): assembled
 POS_FLOOR = 1e-15      # m: the rounding level of coordinates of order 1 m

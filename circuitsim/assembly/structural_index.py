@@ -28,9 +28,9 @@ from collections import deque
 import numpy as np
 
 from ..solver.matching import maximum_matching
+from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 from ..solver.newton import DENSE_MAX
 from ..solver.rowmatrix import RowMatrix
-from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 
 PERTURBATION = 1e-3      # relative change of the perturbed point (exposes accidental zeros)
 SEED = 12345             # the perturbation is reproducible

@@ -26,13 +26,13 @@ from ..elements.protocols import NO_LABEL, SPEED, SPIN
 from ..errors import CircuitsimError, ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
+from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 from ..solver.matching import maximum_matching
 from ..solver.problem import DAEProblem
 from ..solver.rowmatrix import RowMatrix
 from .structural_index import multipliers
 from .numbering import Numbering
 from .ordering import tree_order
-from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 
 EVALUATION_ERRORS = (ArithmeticError, ValueError)   # an element saying "y is outside my domain"
 RATE_PROBES = 4      # random states at which an element's outputs are checked for reading y'

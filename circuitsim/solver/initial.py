@@ -29,9 +29,9 @@ import numpy as np
 from ..errors import InconsistentInitialConditions
 from .matching import structural_rank
 from .rowmatrix import RowMatrix
+from .lazy import sparse as sp   # scipy.sparse, imported on first use
 from .newton import BadValues, factorise, jacobian, residual, wrms
 from .problem import unknown_names
-from .lazy import sparse as sp   # scipy.sparse, imported on first use
 
 INIT_TOL = 1e-3      # weighted correction that ends Newton: well below the integrator's 0.33,
 #                      since an error at the start propagates

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .problem import unknown_names
-from .lapack import getrf_getrs
 from .lazy import sparse as sp   # scipy.sparse, imported on first use
+from .lapack import getrf_getrs
 
 NEWTON_TOL = 0.33       # a third of the error test's bound (1 in WRMS units) (IDA's value)
 MAX_ITERS = 4           # not converged in 4 iterations: cheaper to retry with a smaller h

@@ -79,10 +79,11 @@ class Warmup:
         self.settled = {}
 
 
-def share(group_params, seconds: float = LOAD_SECONDS) -> None:
-    """One budget of ``seconds`` for the warm-ups of a system's groups (their prepared
-    parameters; the groups without a twin have none), their answers made afresh."""
-    budget = _Budget(seconds)
+def share(group_params, seconds: float | None = None) -> None:
+    """One budget of ``seconds`` (default LOAD_SECONDS) for the warm-ups of a system's
+    groups (their prepared parameters; the groups without a twin have none), their
+    answers made afresh."""
+    budget = _Budget(LOAD_SECONDS if seconds is None else seconds)
     for p in group_params:
         warmup = getattr(p, "warmup", None)
         if isinstance(warmup, Warmup):
