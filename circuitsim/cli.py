@@ -30,7 +30,7 @@ from .run import studies as studies_mod
 from .output.files import kept
 from .output.scene import scene_of
 from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
-                     SolverError, Terminated, Interrupted)
+                     SolverError, Terminated, Interrupted, did_you_mean)
 
 EXIT_INTERNAL = 70
 # Ctrl-C, and what `timeout`, `kill` and batch schedulers send (no SIGHUP on Windows)
@@ -220,7 +220,16 @@ def _bad_option(option: str, value, reason: str) -> None:
 
 
 def _load(args):
-    return api.load(args.file, include_path=args.include_path, max_elements=args.max_elements)
+    """The netlist named on the command line; a file that cannot be read (a directory,
+    a missing file) is located at that argument."""
+    try:
+        return api.load(args.file, include_path=args.include_path,
+                        max_elements=args.max_elements)
+    except NetlistError as exc:
+        if exc.loc is None:
+            raise NetlistError(exc.message, Loc("<command line>", 1, 1, args.file),
+                               exc.hint) from None
+        raise
 
 
 def _case_labels(names: list) -> dict:
@@ -293,7 +302,13 @@ def _cases(net, args, all_studies: bool) -> list:
     """(case name, study, settings) of every case the command covers."""
     if all_studies:
         _check_study_names(net)
-    studies = [None] + list(net.studies) if all_studies else [args.study]
+    study = getattr(args, "study", None)
+    if study is not None and study not in net.studies:
+        known = ", ".join(net.studies) or "none defined"
+        raise NetlistError(f"--study {study}: {args.file} has no such study (studies: "
+                           f"{known})", Loc("<command line>", 1, 1, f"--study {study}"),
+                           did_you_mean(study, net.studies))
+    studies = [None] + list(net.studies) if all_studies else [study]
     cases = [(name or ("base" if all_studies else ""), study, settings)
              for study in studies for name, settings in net.cases(study, args.set)]
     _check_case_names(cases)

@@ -67,12 +67,13 @@ class _Expansion:
         self.pending: list = []
         self.names: dict = {}               # element name -> Loc of its name
         self.used_overrides: set = set()
+        self.chain: list = []               # the subcircuits being expanded, outermost first
 
     def expand(self, statements, prefix, portmap, scope, depth) -> None:
         """The element lines of ``statements`` inside the instance ``prefix``."""
         if depth > MAX_DEPTH:
-            raise NetlistError("subcircuits nested more than 50 deep: a subcircuit "
-                               "instantiates itself", statements[0].loc if statements else None)
+            raise NetlistError(f"subcircuits nested more than {MAX_DEPTH} deep (the limit)",
+                               statements[0].loc if statements else None)
         for st in statements:
             if not isinstance(st, ast.ElementStmt):
                 continue
@@ -188,7 +189,12 @@ class _Expansion:
         for name, (value, loc) in self._overrides_for(full).items():
             given[name] = (value, self.global_scope, loc)
         local = scopes.subcircuit_scope(sub, full, given, self.global_scope)
+        if sub.name.lower() in self.chain:
+            path = " -> ".join(self.chain[self.chain.index(sub.name.lower()):] + [sub.name])
+            raise NetlistError(f"subcircuit {sub.name} instantiates itself ({path})", st.loc)
+        self.chain.append(sub.name.lower())
         self.expand(sub.body, full + ".", inner_map, local, depth + 1)
+        self.chain.pop()
 
 
 @cache

@@ -11,6 +11,7 @@ bounded, so that files including each other many times cannot exhaust memory.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,12 +90,20 @@ class Reader:
         return decode(data, str(path))
 
 
+# a line `.end` (any case, blanks and a ';' comment around it): the netlist stops there
+END_LINE = re.compile(rb"(?im)^[ \t]*\.end[ \t]*(;[^\n]*)?\r?$")
+
+
 def decode(data: bytes, filename: str) -> str:
     """UTF-8 text of a netlist file; a byte that is not UTF-8 is an error at its line and
-    column."""
+    column, unless it comes after the `.end` line, which ends the netlist (the text up to
+    that line is returned)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        end = END_LINE.search(data, 0, exc.start)
+        if end is not None and end.end() < exc.start:       # a whole line before it
+            return decode(data[:end.end()], filename)
         line = data.count(b"\n", 0, exc.start) + 1
         start = data.rfind(b"\n", 0, exc.start) + 1
         end = data.find(b"\n", exc.start)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import CircuitsimError, did_you_mean
+from ..errors import CircuitsimError, Loc, NetlistError, did_you_mean
 
 PANEL_HEIGHT = 2.6      # inches per variable
 FIGURE_WIDTH = 8.0      # inches
@@ -19,10 +19,15 @@ PNG_DPI = 110
 
 def check_variables(variables: list, names: list, what: str = "--plot") -> None:
     """A clear error for a variable that is not (or will not be) recorded; ``what``
-    names the caller in the message (before a run, for the command line)."""
+    names the caller in the message. An option of the command line (``--plot``,
+    checked before the run) is the error's location."""
     for var in variables:
         if var not in names:
             hint = did_you_mean(var, names)
+            if what.startswith("--"):
+                raise NetlistError(f"{what} {var}: no recorded variable '{var}' (`.probe` "
+                                   "chooses what is recorded)",
+                                   Loc("<command line>", 1, 1, f"{what} {var}"), hint)
             raise CircuitsimError(f"{what}: no recorded variable '{var}'"
                                   f"{'; ' + hint if hint else ''}")
 

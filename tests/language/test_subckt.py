@@ -116,3 +116,21 @@ def test_a_misspelt_node_at_a_library_instance_is_located_at_the_instance_line()
     assert "did you mean 'sup'?" in str(exc)
     assert (exc.loc.line, exc.loc.col) == (3, 1)
     assert "library" not in str(exc.loc.file)
+
+
+def test_deep_nesting_is_not_called_recursion():
+    """50 levels of distinct subcircuits are fine; 60 pass the limit, which says so;
+    a real recursion through another subcircuit names the chain."""
+    def nested(n):
+        lines = []
+        for k in range(n):
+            lines += [f".subckt s{k} a", f"s{k + 1} X a" if k < n - 1 else "R R1 a 0 R=1",
+                      ".ends"]
+        return "\n".join(lines + ["V V1 n 0 V=1", "s0 Y n", ".tran 1"]) + "\n"
+    assert len(circuitsim.parse(nested(50)).circuit().elements) == 2
+    with pytest.raises(NetlistError, match=r"nested more than 50 deep \(the limit\)"):
+        circuitsim.parse(nested(60)).circuit()
+    with pytest.raises(NetlistError, match=r"subcircuit ping instantiates itself "
+                                           r"\(ping -> pong -> ping\)"):
+        circuitsim.parse(".subckt ping a\npong X a\n.ends\n.subckt pong a\nping X a\n.ends\n"
+                         "V V1 n 0 V=1\nping Y n\n.tran 1\n").circuit()
