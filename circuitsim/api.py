@@ -29,7 +29,8 @@ from .output.results import Result, Sweep
 from .netlist.stepargs import step_entries
 
 
-MAX_CASES = 10_000      # .step cases of one netlist (each is elaborated before any runs)
+MAX_CASES = 10_000      # .step cases of one netlist (each is elaborated before any runs;
+                        # parser.MAX_STEP_VALUES refuses a longer line before parsing it)
 
 
 def load(path, include_path=(), max_elements: int | None = None) -> "Netlist":

@@ -38,6 +38,10 @@ _BLANK_OR_COMMENT = re.compile(r"^[ \t]*(?:[*;].*)?$")
 # bidirectional overrides and isolates reorder what an editor shows ("Trojan Source")
 _BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _NON_ASCII_DIGIT = re.compile(r"(?![0-9])\d")   # \d is any Unicode decimal digit
+_STEP_LINE = re.compile(r"^[ \t]*\.step\b", re.IGNORECASE)
+# values on one .step line (its '+' lines included): more than the cases one netlist may
+# run (api.MAX_CASES) is refused before the line is parsed, which costs ~15 us a value
+MAX_STEP_VALUES = 10_000
 
 
 @lru_cache(maxsize=1)
@@ -68,6 +72,7 @@ def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
         return Loc(filename, line, col, lines[line - 1])
 
     _check_first_line(lines, filename)
+    _check_step_sizes(lines, filename)
     with gc_paused():           # a dozen long-lived objects a line, no cycles
         statements = _parse_fast(lines, filename)
     if statements is None:       # an error (or another thread is parsing): the tree route
@@ -356,6 +361,24 @@ def _check_characters(lines: list, filename: str) -> None:
             raise NetlistError(f"'{digit.group()}' (U+{ord(digit.group()):04X}) is not an "
                                "ASCII digit; write numbers with the digits 0-9",
                                Loc(filename, number, digit.start() + 1, line))
+
+
+def _check_step_sizes(lines: list, filename: str) -> None:
+    """A ``.step`` line (with its '+' lines) of more values than MAX_STEP_VALUES is
+    refused at its line before it is parsed: its cases could never run."""
+    for number, line in enumerate(lines, start=1):
+        if not _STEP_LINE.match(line):
+            continue
+        words = len(line.partition(";")[0].split()) - 2          # '.step', the name
+        following = number
+        while following < len(lines) and lines[following].lstrip().startswith("+"):
+            words += len(lines[following].partition(";")[0].lstrip()[1:].split())
+            following += 1
+        if words > MAX_STEP_VALUES:
+            raise NetlistError(f"this .step line lists {words} values; at most "
+                               f"{MAX_STEP_VALUES} cases run from one netlist (sweep in parts, "
+                               "or drive the cases from Python with Netlist.simulate)",
+                               Loc(filename, number, 1, line))
 
 
 def _check_first_line(lines: list, filename: str) -> None:
