@@ -42,6 +42,9 @@ _STEP_LINE = re.compile(r"^[ \t]*\.step\b", re.IGNORECASE)
 # values on one .step line (its '+' lines included): more than the cases one netlist may
 # run (api.MAX_CASES) is refused before the line is parsed, which costs ~15 us a value
 MAX_STEP_VALUES = 10_000
+# characters of one brace expression: ~5 000 terms of a fitted polynomial; parsing costs
+# ~30 us a term, so this bounds an expression's parse to about a second and a half
+MAX_EXPRESSION_CHARS = 100_000
 
 
 @lru_cache(maxsize=1)
@@ -73,6 +76,7 @@ def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
 
     _check_first_line(lines, filename)
     _check_step_sizes(lines, filename)
+    _check_expression_sizes(lines, filename)
     with gc_paused():           # a dozen long-lived objects a line, no cycles
         statements = _parse_fast(lines, filename)
     if statements is None:       # an error (or another thread is parsing): the tree route
@@ -379,6 +383,24 @@ def _check_step_sizes(lines: list, filename: str) -> None:
                                f"{MAX_STEP_VALUES} cases run from one netlist (sweep in parts, "
                                "or drive the cases from Python with Netlist.simulate)",
                                Loc(filename, number, 1, line))
+
+
+def _check_expression_sizes(lines: list, filename: str) -> None:
+    """A brace expression of more than MAX_EXPRESSION_CHARS characters is refused at its
+    '{' before it is parsed."""
+    for number, line in enumerate(lines, start=1):
+        if len(line) <= MAX_EXPRESSION_CHARS:
+            continue
+        start = line.find("{")
+        while start >= 0:
+            stop = line.find("}", start)
+            stop = len(line) if stop < 0 else stop
+            if stop - start - 1 > MAX_EXPRESSION_CHARS:
+                raise NetlistError(f"this expression is {stop - start - 1} characters long; "
+                                   f"the limit is {MAX_EXPRESSION_CHARS} (a table of values "
+                                   "reads as a pwl(...))",
+                                   Loc(filename, number, start + 1, line))
+            start = line.find("{", stop)
 
 
 def _check_first_line(lines: list, filename: str) -> None:

@@ -125,6 +125,17 @@ def test_a_step_line_too_long_to_run_is_refused_before_it_is_parsed(tmp_path, ca
                                 "or drive the cases from Python with Netlist.simulate)")
 
 
+def test_an_expression_too_long_to_parse_in_time_is_refused(tmp_path, capsys):
+    """2.5e6 terms (5 MB): refused at its brace at once (parsed: about 75 s)."""
+    terms = "+".join(["1"] * 2_500_000)
+    code, err, elapsed = run_cli(tmp_path, capsys, ".param k={" + terms + "}\n"
+                                 "V V1 x 0 V={k}\nR R1 x 0 R=1\n.tran 1\n")
+    assert code == 2 and elapsed < FAST
+    assert first_error(err) == ("error: {file}:1:10: this expression is 4999999 characters "
+                                "long; the limit is 100000 (a table of values reads as a "
+                                "pwl(...))")
+
+
 @pytest.mark.parametrize("tstep", ["1e-9", "1e-8"])
 def test_output_grids_that_cannot_be_held_are_refused(tmp_path, capsys, tstep):
     code, err, elapsed = run_cli(tmp_path, capsys,
