@@ -39,14 +39,16 @@ def load(path, include_path=(), max_elements: int | None = None) -> "Netlist":
     names further directories it may read from. ``max_elements``: the cap on elements
     after subcircuit expansion (default 1e6, or CIRCUITSIM_MAX_ELEMENTS)."""
     path = str(path)
-    return Netlist(loader.load_statements(loader.read_file(path), path, include_path), path,
-                   max_elements)
+    text = loader.read_file(path)
+    definitions.check_element_lines(text, path, max_elements)
+    return Netlist(loader.load_statements(text, path, include_path), path, max_elements)
 
 
 def parse(text: str, filename: str = "<string>", include_path=(),
           max_elements: int | None = None) -> "Netlist":
     """Parse netlist text (``.include`` paths are relative to, and confined to, the working
     directory, plus ``include_path``)."""
+    definitions.check_element_lines(text, filename, max_elements)
     return Netlist(loader.load_statements(text, filename, include_path), filename,
                    max_elements)
 

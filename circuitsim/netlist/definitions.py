@@ -82,25 +82,54 @@ def _check_ports(sub: ast.Subckt) -> None:
         seen[port.text] = port.loc
 
 
+def check_element_lines(text: str, source: str, cap: int | None = None) -> None:
+    """Refuse, before the text is parsed, a netlist with more top-level element lines
+    than the cap (each is at least one element): a flat netlist of a million lines took
+    40 s and 1.8 GB to parse before the count refused it."""
+    cap = cap or max_elements()
+    if text.count("\n") <= cap:
+        return
+    count, depth = 0, 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        head = line.lstrip()[:7].lower()
+        if not head or head[0] in "*;+":
+            continue
+        if head[0] == ".":
+            if head.rstrip() == ".end" or head.startswith((".end ", ".end;")):
+                return                       # the netlist stops there
+            depth += head.startswith(".subckt") - (head.startswith(".ends") and depth > 0)
+            continue
+        count += depth == 0
+        if count > cap:
+            raise NetlistError(f"the netlist has more than {cap:,} element lines, the limit "
+                               "on elements (raise it with --max-elements or "
+                               "CIRCUITSIM_MAX_ELEMENTS)", Loc(source, number, 1, line))
+
+
 def _check_size(top: list, subckts: dict, cap: int, source: str) -> None:
     """Refuse, before expanding anything, a netlist whose subcircuits would expand to
     more than ``cap`` elements (40 nested subcircuits each instantiating the next
     twice are 2 KB of text and 2^40 elements)."""
     sizes = _subckt_sizes(subckts)
-    total, biggest = 0, (0, None)
+    total, biggest, crossing = 0, (0, None), None
     for st in top:
         if isinstance(st, ast.ElementStmt):
             size = sizes.get(st.type.lower(), 1)
             total += size
             biggest = max(biggest, (size, st), key=lambda b: b[0])
+            crossing = crossing or (st if total > cap else None)
     if total > cap:
         size, st = biggest
         what = (f"; subcircuit instance {st.name} ({st.type}) alone expands to "
-                f"{size:.3g}" if size > 1 else "")
-        raise NetlistError(f"the netlist expands to {total:.3g} elements{what}; the limit "
-                           f"is {cap:.3g} (raise it with --max-elements or "
-                           "CIRCUITSIM_MAX_ELEMENTS)", st.loc if size > 1 else
-                           Loc(source, 1, 1))
+                f"{_count(size)}" if size > 1 else "")
+        raise NetlistError(f"the netlist expands to {_count(total)} elements{what}; the "
+                           f"limit is {cap:,} (raise it with --max-elements or "
+                           "CIRCUITSIM_MAX_ELEMENTS)", st.loc if size > 1 else crossing.loc)
+
+
+def _count(n: float) -> str:
+    """An element count written in full (1,000,012), or 1.1e+12 when astronomical."""
+    return f"{int(n):,}" if n < 1e9 else f"{n:.3g}"
 
 
 def _subckt_sizes(subckts: dict) -> dict:

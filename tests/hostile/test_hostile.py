@@ -91,16 +91,33 @@ def test_exponential_subcircuits_are_refused_before_expansion(tmp_path, capsys):
     assert code == 2 and elapsed < FAST
     assert first_error(err) == (
         "error: {file}:164:1: the netlist expands to 1.1e+12 elements; subcircuit instance "
-        "X0 (s0) alone expands to 1.1e+12; the limit is 1e+06 (raise it with --max-elements "
+        "X0 (s0) alone expands to 1.1e+12; the limit is 1,000,000 (raise it with --max-elements "
         "or CIRCUITSIM_MAX_ELEMENTS)")
 
 
 def test_the_element_cap_is_configurable(tmp_path, capsys):
     text = "".join(f"R R{i} a 0 R=1\n" for i in range(20)) + "V V1 a 0 V=1\n.tran 1\n"
     code, err, _ = run_cli(tmp_path, capsys, text, "--max-elements", "10")
-    assert code == 2 and "the netlist expands to 21 elements" in err
+    assert code == 2 and first_error(err) == (
+        "error: {file}:11:1: the netlist has more than 10 element lines, the limit on "
+        "elements (raise it with --max-elements or CIRCUITSIM_MAX_ELEMENTS)")
     code, _, _ = run_cli(tmp_path, capsys, text, "--max-elements", "100")
     assert code == 0
+    sub = ".subckt two a\nR R1 a 0 R=1\nR R2 a 0 R=1\n.ends\n"      # counted expanded
+    code, err, _ = run_cli(tmp_path, capsys, sub + "".join(f"two X{i} a\n" for i in range(8))
+                           + "V V1 a 0 V=1\n.tran 1\n", "--max-elements", "12")
+    assert code == 2 and "the netlist expands to 17 elements; subcircuit instance" in err
+
+
+def test_a_flat_netlist_over_the_cap_is_refused_before_it_is_parsed(tmp_path, capsys):
+    """1,000,010 resistor lines (30 MB): refused at the line past the cap in about a
+    second and 150 MB (parsed first, it took 40 s and 1.8 GB)."""
+    text = "V V1 n0 0 V=1\n" + "".join(f"R R{i} n{i} n{i + 1} R=1\n"
+                                        for i in range(1_000_010)) + ".tran 1\n"
+    code, err, elapsed = run_cli(tmp_path, capsys, text)
+    assert code == 2 and elapsed < FAST
+    assert first_error(err).startswith("error: {file}:1000001:1: the netlist has more "
+                                       "than 1,000,000 element lines")
 
 
 def test_a_sweep_of_too_many_cases_is_refused(tmp_path, capsys):
