@@ -768,9 +768,7 @@ def _op(args) -> int:
     for note in point.notes:
         print(f"note: {note}", file=sys.stderr)
     print(point.text(everything=args.all))
-    if args.out:
-        print(f"values -> {point.save(args.out)}")
-    return EXIT_OK
+    return _saved(args, point.save, "values") if args.out else EXIT_OK
 
 
 def _linearize(args) -> int:
@@ -785,9 +783,20 @@ def _linearize(args) -> int:
         with np.printoptions(precision=5, linewidth=120, suppress=False):
             for name in "ABCD":
                 print(f"{name} =\n{getattr(result, name)}")
-    if args.out:
-        print(f"matrices -> {result.save(args.out)}")
-    return EXIT_OK
+    return _saved(args, result.save, "matrices") if args.out else EXIT_OK
+
+
+def _saved(args, save, what: str) -> int:
+    """Write an analysis's ``--out`` (already printed above); if it cannot be written
+    where asked, elsewhere, said with E_WRITE and exit 3."""
+    place, failure = kept(save, Path(args.out))
+    if failure is None:
+        print(f"{what} -> {place}")
+        return EXIT_OK
+    instead = (f"the {what} were written to {place} instead" if place else
+               f"the {what} are printed above only (they could not be written anywhere)")
+    print(f"error: {args.file}: E_WRITE: {failure}; {instead}", file=sys.stderr)
+    return EXIT_SOLVER
 
 
 COMMANDS = {"run": _run, "check": _check, "equations": _equations, "op": _op,

@@ -111,9 +111,10 @@ Exit codes: 0 success; 2 bad input (nothing was run; the message names `file:lin
 or the command-line option); 3 solver failure or interrupt (Ctrl-C, SIGTERM, SIGHUP) —
 the results up to that time are written (to `--out`, else `<netlist>_partial.csv`) and
 the message says where and why it stopped — or results that could not be written where
-asked (`E_WRITE`: a full or read-only file system at the end of the run; they are
-written to the temporary directory, else the home directory, and the message names the
-file; a case after it is not run); 70 internal error (a bug: please report it).
+asked (`E_WRITE`: a full or read-only file system at the end of the run, or for the
+`--out` of `op` and `linearize`; they are written to the temporary directory, else the
+home directory, and the message names the file; a case after it is not run); 70
+internal error (a bug: please report it).
 
 Environment: `CIRCUITSIM_PATH` (directories searched by `.lib` before the built-in
 library), `CIRCUITSIM_INCLUDE_PATH` (directories `.include` may read from besides the

@@ -130,3 +130,17 @@ def test_the_comparison_table_is_kept_elsewhere_too(disks, tmp_path, capsys, mon
     kept, = spare.glob("r_studies.*.csv")
     assert "E_WRITE" in err and str(kept) in err
     assert (tmp_path / "r_base.csv").exists() and (tmp_path / "r_slow.csv").exists()
+
+
+@pytest.mark.parametrize("command, name, what", [("op", "op.csv", "values"),
+                                                 ("linearize", "lin.npz", "matrices")])
+def test_an_analysis_onto_a_full_disk_is_kept_elsewhere(disks, capsys, command, name, what):
+    """op and linearize print their result, then write --out: kept in the temporary
+    directory, exit 3 (not 2: the input was good)."""
+    netlist, full, spare = disks
+    assert cli.main([command, str(netlist), "--out", str(full / name)]) == 3
+    err = capsys.readouterr().err
+    kept, = spare.glob(name.replace(".", ".*."))
+    assert f"E_WRITE: cannot write {full / name}: No space left on device" in err
+    assert f"the {what} were written to {kept} instead" in err
+    assert os.listdir(full) == []
