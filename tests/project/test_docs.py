@@ -29,3 +29,14 @@ def test_every_element_is_in_the_reference():
 def test_readme_links_exist():
     for name in ("language.md", "elements.md", "solver.md"):
         assert (ROOT / "docs" / name).is_file()
+
+
+def test_the_tutorials_figures_are_current():
+    """docs/tutorial.md's landing-gear figures (steps, power balance, the final angle)
+    are those of a run of the example now, within 10 % (docs/tutorial_figures.py)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("tutorial_figures",
+                                                  ROOT / "docs" / "tutorial_figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    assert figures.main(["--check"]) == 0, "run: python docs/tutorial_figures.py"
