@@ -868,6 +868,13 @@ def _main(argv) -> int:
         print(f"{_stopped(exc)} before the run started; nothing was computed",
               file=sys.stderr)
         return EXIT_SOLVER
+    except MemoryError:        # a netlist too large for this machine, not a bug
+        print(f"error: {args.file}: E_MEMORY: the memory ran out in `circuitsim "
+              f"{args.command}` (a million-element netlist takes about 5 GB to build); "
+              "nothing was written. Run it on a machine with more memory, or set "
+              "--max-elements (CIRCUITSIM_MAX_ELEMENTS) to what this one holds, so that "
+              "such netlists are refused before any work", file=sys.stderr)
+        return EXIT_SOLVER if args.command == "run" else EXIT_INPUT
     except Exception as exc:   # a bug in circuitsim, not a user error: say so briefly
         import traceback
         print(f"internal error ({type(exc).__name__}: {exc}); please report it with the "

@@ -114,7 +114,9 @@ the message says where and why it stopped — or results that could not be writt
 asked (`E_WRITE`: a full or read-only file system at the end of the run, or for the
 `--out` of `op` and `linearize`; they are written to the temporary directory, else the
 home directory, and the message names the file; a case after it is not run); 70
-internal error (a bug: please report it).
+internal error (a bug: please report it). A netlist that needs more memory than the
+machine has (under the element cap: a million elements take about 5 GB) stops with
+`E_MEMORY` (exit 2, 3 for `run`), not a traceback.
 
 Environment: `CIRCUITSIM_PATH` (directories searched by `.lib` before the built-in
 library), `CIRCUITSIM_INCLUDE_PATH` (directories `.include` may read from besides the

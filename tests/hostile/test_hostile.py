@@ -376,3 +376,21 @@ def test_a_signal_during_the_save_is_held_until_the_file_is_complete(tmp_path, c
     assert code == 3
     assert f"note: SIGINT arrived while {out} was written; the file was completed first" in err
     assert len(Result.from_csv(out)) == 1001
+
+
+@pytest.mark.parametrize("command, code", [("check", 2), ("run", 3)])
+def test_running_out_of_memory_is_said_without_a_traceback(tmp_path, capsys, monkeypatch,
+                                                           command, code):
+    """A netlist under the element cap can still need more memory than the machine has
+    (a million resistors: about 5 GB); the MemoryError is said, not a traceback."""
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.setattr(circuitsim.Netlist, "prepare", exhausted)
+    monkeypatch.setattr(circuitsim.Netlist, "check", exhausted)
+    path = tmp_path / "big.cir"
+    path.write_text("V V1 a 0 V=1\nR R1 a 0 R=1\n.tran 1m\n")
+    assert cli.main([command, str(path)]) == code
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: E_MEMORY: the memory ran out in `circuitsim "
+                          f"{command}`")
+    assert "Traceback" not in err and "--max-elements" in err
