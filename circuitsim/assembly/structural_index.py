@@ -57,20 +57,12 @@ def multipliers(problem, t0: float, y0: np.ndarray) -> np.ndarray:
         dfdy = dfdy + abs(J0)
         dfdyp = dfdyp + abs(J1)
     cols = np.flatnonzero(np.asarray(problem.id) == 0)          # algebraic unknowns
-    if dense:
-        rows = np.flatnonzero(~dfdyp.any(axis=1))              # no y' in the row
-        r, c = np.nonzero(dfdy[np.ix_(rows, cols)])
-        B = RowMatrix.from_entries(r, c, np.ones(len(r)), len(rows), len(cols))
-    else:
-        dfdy, dfdyp = sp.csr_matrix(dfdy), sp.csr_matrix(dfdyp)
-        dfdy.eliminate_zeros()
-        dfdyp.eliminate_zeros()
-        rows = np.flatnonzero(np.diff(dfdyp.indptr) == 0)      # no y' in the row
-        B = sp.csr_matrix(dfdy[rows][:, cols]) if len(rows) and len(cols) else None
-        if B is not None:
-            B.data[:] = 1.0
+    rows = np.flatnonzero(np.asarray((dfdyp != 0).sum(axis=1)).ravel() == 0)  # no y' in it
     if not len(rows) or not len(cols):
         return np.zeros(n, dtype=bool)
+    block = dfdy[np.ix_(rows, cols)] if dense else sp.csr_matrix(dfdy)[rows][:, cols]
+    at_rows, at_cols = block.nonzero()       # (a sparse matrix's leaves out stored zeros)
+    B = RowMatrix.from_entries(at_rows, at_cols, np.ones(len(at_rows)), len(rows), len(cols))
     match = maximum_matching(B, perm_type="row")     # column -> row, or -1
     row_of_col = match
     col_of_row = np.full(len(rows), -1)

@@ -150,8 +150,7 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
 def _structurally_singular(M) -> bool:
     """No perfect matching between rows and non-zero columns: singular for any values."""
     if isinstance(M, np.ndarray):
-        rows, cols = np.nonzero(M)
-        M = RowMatrix.from_entries(rows, cols, np.ones(len(rows)), *M.shape)
+        M = RowMatrix.pattern(M)
     else:
         M = M.copy()
         M.eliminate_zeros()

@@ -154,8 +154,8 @@ def jacobian(problem, t, y, yp, cj, stats):
 
 def factorise(J, stats, problem=None):
     """Sparse LU of J (SuperLU with its COLAMD column ordering), DenseLU of a dense J;
-    raises BadValues when it is exactly singular, naming the unknowns and equations of the singular part when
-    ``problem`` is given."""
+    raises BadValues when it is exactly singular, naming the unknowns and equations of
+    the singular part when ``problem`` is given."""
     if isinstance(J, np.ndarray):                # a small problem's dense matrix
         return DenseLU(J, stats, problem)
     from scipy.sparse.linalg import splu   # on use: ~60 ms of import

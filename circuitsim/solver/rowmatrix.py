@@ -30,6 +30,12 @@ class RowMatrix:
         indptr = np.searchsorted(places // n_cols, np.arange(n_rows + 1))
         return cls(summed, places % n_cols, indptr, (n_rows, n_cols))
 
+    @classmethod
+    def pattern(cls, array: np.ndarray) -> "RowMatrix":
+        """The non-zero pattern of a dense array, as entries 1."""
+        rows, cols = np.nonzero(array)
+        return cls.from_entries(rows, cols, np.ones(len(rows)), *array.shape)
+
     @property
     def nnz(self) -> int:
         return len(self.data)

@@ -10,7 +10,8 @@ every model, for the joint types without added terms of their own).
    the system's groups), then in the twins when numba is installed and the twins' cache
    is warm (warm.py). A case that is one of several (studies, ``.step`` cases) has no
    budget: the load is paid once for all of them, so every case runs its twins from its
-   first call, serially or on worker processes alike; ``numpy`` runs the numpy kernels only; ``numba`` runs the twins
+   first call, serially or on worker processes alike. ``numpy`` runs the numpy
+   kernels only; ``numba`` runs the twins
    from the first call (an ImportError without numba). The switch is counted per
    system, so a case switches at the same call in every process (a sweep gives the same
    numbers serially and in parallel); the two paths differ by rounding, a run's results
