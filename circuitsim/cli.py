@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # One BLAS thread in this process and those it starts, unless the environment sets the
@@ -27,9 +27,10 @@ from . import __version__, api
 from .run import parallel
 from .runtime.memory import freeze_built, keep_freed_memory
 from .run import studies as studies_mod
+from .output import matfile, regression
 from .output.files import kept
 from .output.scene import scene_of
-from .errors import (EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
+from .errors import (EXIT_DIFFERENT, EXIT_INPUT, EXIT_OK, EXIT_SOLVER, CircuitsimError, Loc, NetlistError,
                      SolverError, Terminated, Interrupted, did_you_mean)
 
 EXIT_INTERNAL = 70
@@ -47,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"circuitsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for add_command in (_run_parser, _check_parser, _equations_parser, _op_parser,
-                        _linearize_parser):
+                        _linearize_parser, _compare_parser):
         add_command(sub)
     return p
 
@@ -57,8 +58,24 @@ def _run_parser(sub) -> None:
                          description="Run the transient of a netlist: each study or .step "
                          "case is elaborated and checked before the first one runs.")
     _common(run)
-    run.add_argument("--out", metavar="FILE", help="results file (.csv or .npz); one file per "
-                     "case when several studies or .step cases run; checked before the run")
+    run.add_argument("--out", metavar="FILE", help="results file (.csv, .npz or .mat); one "
+                     "file per case when several studies or .step cases run; checked before "
+                     "the run")
+    run.add_argument("--mat-format", choices=matfile.FORMATS, default="matlab",
+                     help="what a .mat --out holds: matlab (v5: legal names, the original "
+                     "names and units beside) or modelica (the v4 result file that OMEdit, "
+                     "Dymola and DyMat open)")
+    run.add_argument("--csv-units", action="store_true",
+                     help="CSV headers as 'name [unit]' (time [s]); circuitsim compare and "
+                     "Result.read read both kinds")
+    run.add_argument("--compare", metavar="GOLDEN",
+                     help="compare each case with a golden run's results (.csv, .npz or "
+                     ".mat; one per case as for --out): exit 1, naming the worst variables, "
+                     "when one differs by more than the tolerance")
+    run.add_argument("--update-golden", action="store_true",
+                     help="with --compare: write the golden file(s) from this run instead "
+                     "of comparing")
+    _tolerance_options(run, "--compare-")
     grp = run.add_mutually_exclusive_group()
     grp.add_argument("--study", metavar="NAME", help="run this .study")
     grp.add_argument("--all-studies", action="store_true",
@@ -84,6 +101,27 @@ def _run_parser(sub) -> None:
                      help="run the .step cases and studies on N processes (0: one per core); "
                      "the results are those of the serial run; a failed case is reported "
                      "and the others are kept")
+
+
+def _compare_parser(sub) -> None:
+    cmp = sub.add_parser("compare", help="compare results with a golden run's",
+                         description="Compare RESULTS with GOLDEN variable by variable: every "
+                         "golden variable, at the golden's times (RESULTS interpolated "
+                         "linearly), within RTOL of its range in the golden run plus ATOL. "
+                         "Exit 0 when all pass, 1 on a difference (the worst variables are "
+                         "listed), 2 when a file cannot be read.")
+    cmp.add_argument("results", help="the results to check (.csv, .npz or .mat)")
+    cmp.add_argument("golden", help="the reference results (.csv, .npz or .mat)")
+    _tolerance_options(cmp, "--")
+
+
+def _tolerance_options(p, prefix: str) -> None:
+    p.add_argument(f"{prefix}rtol", type=float, default=regression.RTOL, metavar="RTOL",
+                   help="allowed difference as a fraction of each variable's range in the "
+                   f"golden run (default {regression.RTOL:g})")
+    p.add_argument(f"{prefix}atol", type=float, default=regression.ATOL, metavar="ATOL",
+                   help="added to it, in the variable's unit (default "
+                   f"{regression.ATOL:g})")
 
 
 def _check_parser(sub) -> None:
@@ -198,6 +236,10 @@ def _check_options(args) -> None:
     at = getattr(args, "at", None)
     if at is not None and not (math.isfinite(at) and at >= 0):
         _bad_option("--at", at, "give a finite time >= 0 in seconds")
+    for option in ("compare_rtol", "compare_atol"):
+        value = getattr(args, option, 0.0)
+        if not (math.isfinite(value) and value >= 0):
+            _bad_option(f"--{option.replace('_', '-')}", value, "give a finite tolerance >= 0")
     plot_file = getattr(args, "plot_file", None)
     formats = _image_formats() if plot_file else None
     if formats and Path(plot_file).suffix.lower().lstrip(".") not in formats:
@@ -370,6 +412,11 @@ class _RunFiles:
     animate: Path | None        # --animate
     studies_csv: Path | None = None     # the study comparison (--all-studies)
     plot: Path | None = None            # --plot's PNG
+    golden: Path | None = None          # --compare
+    differed: list = field(default_factory=list)   # cases that failed their comparison
+
+    def goldens(self, name: str) -> Path:
+        return _case_path(self.golden, self.labels.get(name))
 
     def results(self, name: str) -> Path:
         return _case_path(self.out, self.labels.get(name))
@@ -407,6 +454,9 @@ def _run(args) -> int:
         code = _run_serial(args, files, prepared, results, wall)
     if code != EXIT_OK:
         return code
+    if files.differed:
+        print(f"error: {args.file}: differs from the golden run: "
+              f"{', '.join(files.differed)}", file=sys.stderr)
     if args.all_studies and not _compare_studies(results, wall, files.studies_csv):
         return EXIT_SOLVER
     if args.plot:
@@ -417,7 +467,30 @@ def _run(args) -> int:
             print(f"error: {args.file}: E_WRITE: {exc}; the results are written",
                   file=sys.stderr)
             return EXIT_SOLVER
-    return EXIT_OK
+    return EXIT_DIFFERENT if files.differed else EXIT_OK
+
+
+def _compare(args) -> int:
+    """circuitsim compare RESULTS GOLDEN."""
+    for option in ("rtol", "atol"):
+        value = getattr(args, option)
+        if not (math.isfinite(value) and value >= 0):
+            _bad_option(f"--{option}", value, "give a finite tolerance >= 0")
+    tested, golden = (_read_results(path, what) for path, what in
+                      ((args.results, "RESULTS"), (args.golden, "GOLDEN")))
+    found = regression.compare(tested, golden, args.rtol, args.atol)
+    print(found.text(args.results, args.golden),
+          file=sys.stdout if found.passed else sys.stderr)
+    return EXIT_OK if found.passed else EXIT_DIFFERENT
+
+
+def _read_results(path: str, what: str):
+    """A results file named on the command line, read; a file that cannot be read is
+    located at that argument."""
+    try:
+        return api.Result.read(path)
+    except CircuitsimError as exc:
+        raise NetlistError(str(exc), Loc("<command line>", 1, 1, path)) from None
 
 
 def _run_cases(net, args) -> list:
@@ -454,6 +527,13 @@ def _run_files(args, cases, inputs) -> _RunFiles:
     if args.all_studies:
         files.studies_csv = _writable(out.with_name(out.stem + "_studies.csv")
                                       if out else Path(f"{stem}_studies.csv"), "--out", inputs)
+    if args.update_golden and not args.compare:
+        raise NetlistError("--update-golden needs --compare GOLDEN (the file to write)",
+                           Loc("<command line>", 1, 1, "--update-golden"))
+    if args.compare:
+        files.golden = Path(args.compare)
+        for name, _, _ in cases:
+            _golden_ready(files.goldens(name), args.update_golden, inputs)
     if args.plot:
         files.plot = _writable(Path(args.plot_file) if args.plot_file else (
             out.with_suffix(".png") if out else Path(f"{stem}.png")), "--plot-file", inputs)
@@ -461,6 +541,15 @@ def _run_files(args, cases, inputs) -> _RunFiles:
         for name, _, _ in cases:
             _writable(files.animation(name), "--animate", inputs)
     return files
+
+
+def _golden_ready(golden: Path, update: bool, inputs) -> None:
+    """A golden file to compare with exists (or, to be written, is writable)."""
+    if update:
+        _writable(golden, "--compare", inputs)
+    elif not golden.is_file():
+        raise NetlistError(f"--compare {golden}: no such file (--update-golden writes it "
+                           "from this run)", Loc("<command line>", 1, 1, f"--compare {golden}"))
 
 
 def _prepare(net, args, cases) -> list:
@@ -506,7 +595,8 @@ def _run_case(args, files, case):
     try:
         res = case.run(progress=progress,
                        on_start=lambda start: _print_start(start, args.quiet),
-                       stream=files.streamed(case.name), report=args.report,
+                       stream=files.streamed(case.name), stream_units=args.csv_units,
+                       report=args.report,
                        record_poses=bool(args.animate))
     except SolverError as exc:
         progress.done()
@@ -566,14 +656,14 @@ def _report_failure(args, files, name, exc, partial) -> None:
     """A failed case: its report (if asked), its partial results written, the message."""
     if args.report and partial is not None and partial.report is not None:
         print(partial.report.text())
-    where = _write_partial(files, name, partial)
+    where = _write_partial(args, files, name, partial)
     if args.animate and partial is not None and len(partial):
         where += "; " + _animate(files, name, partial)
     print(f"error: {args.file}{' [' + name + ']' if name else ''}: {exc}\n{where}",
           file=sys.stderr)
 
 
-def _write_partial(files, name, partial) -> str:
+def _write_partial(args, files, name, partial) -> str:
     """Write a failed case's results so far (a streamed CSV is already complete); what
     to tell the user."""
     if partial is None or not len(partial):
@@ -583,7 +673,7 @@ def _write_partial(files, name, partial) -> str:
         place = target
     else:
         with _HeldSignals(target):
-            place, failure = kept(partial.save, target)
+            place, failure = kept(_saver(args, partial), target)
         if failure is not None:               # the diagnosis comes first
             return f"{partial.unstreamed or failure}; {_kept_where(partial, place)}"
     return (f"results up to t = {partial.t[-1]:.6g} s "
@@ -619,7 +709,7 @@ def _report_success(args, files, name, res, rest=()) -> bool:
         target = files.results(name)
         with _HeldSignals(target) as held:
             place, failure = ((target, None) if files.stream and res.unstreamed is None
-                              else kept(res.save, target))
+                              else kept(_saver(args, res), target))
         if failure is not None:
             print(f"error: {args.file}{' [' + name + ']' if name else ''}: E_WRITE: "
                   f"{res.unstreamed or failure}; {_kept_where(res, place)}"
@@ -636,6 +726,35 @@ def _report_success(args, files, name, res, rest=()) -> bool:
         print(res.report.text())
     if args.animate:
         print(_animate(files, name, res))
+    if files.golden is not None:
+        return _against_golden(args, files, name, res)
+    return True
+
+
+def _saver(args, res):
+    """``res.save`` with the run's format options."""
+    return lambda path: res.save(path, mat_format=args.mat_format, csv_units=args.csv_units)
+
+
+def _against_golden(args, files, name, res) -> bool:
+    """--compare: the case against its golden file (or, --update-golden, written as
+    it); a difference is printed and counted in ``files.differed``. False if the golden
+    file could not be written."""
+    golden = files.goldens(name)
+    if args.update_golden:
+        with _HeldSignals(golden):
+            place, failure = kept(_saver(args, res), golden)
+        if failure is not None:
+            print(f"error: E_WRITE: {failure}; {_kept_where(res, place)}", file=sys.stderr)
+            return False
+        print(f"golden -> {golden}")
+        return True
+    found = regression.compare(res, api.Result.read(golden), args.compare_rtol,
+                               args.compare_atol)
+    print(found.text(f"{args.file}{' [' + name + ']' if name else ''}", str(golden)),
+          file=sys.stdout if found.passed else sys.stderr, flush=True)
+    if not found.passed:
+        files.differed.append(name or files.stem)
     return True
 
 
@@ -852,6 +971,8 @@ def _main(argv) -> int:
     if threading.current_thread() is threading.main_thread():
         _handle_termination()
     try:
+        if args.command == "compare":            # results files, no netlist
+            return _compare(args)
         _netlist_file(args)
         _check_options(args)
         return COMMANDS[args.command](args)

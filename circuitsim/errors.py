@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 EXIT_OK = 0
+EXIT_DIFFERENT = 1   # a comparison against a golden run found a difference
 EXIT_SOLVER = 3   # the run started but the solver failed or was interrupted
 EXIT_INPUT = 2    # bad netlist, bad option, unknown name: nothing was run
 

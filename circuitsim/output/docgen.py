@@ -107,7 +107,8 @@ CLI_HEADER = """# Command line reference
 Generated from the argument parser by `python -m circuitsim.output.docgen`; do not edit by hand
 (a test fails when this page is stale). `python -m circuitsim ...` is the same program.
 
-Exit codes: 0 success; 2 bad input (nothing was run; the message names `file:line:col`
+Exit codes: 0 success; 1 a difference from a golden run (`run --compare`, `compare`);
+2 bad input (nothing was run; the message names `file:line:col`
 or the command-line option); 3 solver failure or interrupt (Ctrl-C, SIGTERM, SIGHUP) —
 the results up to that time are written (to `--out`, else `<netlist>_partial.csv`) and
 the message says where and why it stopped — or results that could not be written where

@@ -1,19 +1,21 @@
-"""Simulation results: time, named variables, stats; CSV / NPZ export.
+"""Simulation results: time, named variables, stats; CSV / NPZ / MAT export and reading.
 
-CSV format (language.md): a header row ``time,<names...>`` then one row per output
-time, values in SI units with 17 significant digits (round-trips exactly).
+CSV format (language.md): a header row ``time,<names...>`` (``time [s],<name [unit]...>``
+when units are asked for) then one row per output time, values in SI units with 17
+significant digits (round-trips exactly).
 """
 from __future__ import annotations
 
 import csv
-import io
 import os
+import re
 import time
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import CircuitsimError, did_you_mean
+from . import matfile
 from .files import replaced, replaced_text
 from .htmlview import result_html
 
@@ -131,36 +133,133 @@ class Result:
         from .animation import animate
         return animate(self, path, max_frames)
 
-    def to_csv(self, path) -> Path:
+    def to_csv(self, path, units: bool = False) -> Path:
         """Write the CSV (a ``time`` column, then one per variable, SI units, 17
-        significant digits) as a whole or not at all; returns the path."""
+        significant digits) as a whole or not at all; returns the path. ``units``:
+        headers ``name [unit]`` (``time [s]``; a name without a known unit stays bare)."""
         with replaced_text(path) as (text, target):
-            writer = csv.writer(text)
-            writer.writerow(["time"] + self.names)
-            for ti, row in zip(self.t, self.data):
-                writer.writerow([repr(float(ti))] + [repr(float(v)) for v in row])
+            csv.writer(text).writerow(csv_header(self.names, self.units if units else None))
+            text.write(csv_rows(self.t, self.data))
         return target
 
     def to_npz(self, path) -> Path:
-        """Write a NumPy ``.npz`` file (arrays ``time``, ``names``, ``data``, ``status``);
-        returns the path."""
+        """Write a NumPy ``.npz`` file (arrays ``time``, ``names``, ``data``, ``status``,
+        ``units``: one per name, empty where unknown); returns the path."""
         with replaced(path) as (fh, target):
             np.savez(fh, time=self.t, names=np.array(self.names), data=self.data,
-                     status=self.status)
+                     status=self.status,
+                     units=np.array([self.units.get(n, "") for n in self.names]))
         return target
 
-    def save(self, path) -> Path:
-        """CSV or NPZ by the file's suffix."""
-        return self.to_npz(path) if str(path).endswith(".npz") else self.to_csv(path)
+    def to_mat(self, path, flavour: str = "matlab") -> Path:
+        """Write a MAT file: ``flavour`` "matlab" (v5: legal names, the originals and units
+        beside) or "modelica" (the v4 result file the Modelica tools open); see
+        circuitsim.output.matfile. Returns the path."""
+        if flavour not in matfile.FORMATS:
+            raise ValueError(f"MAT flavour {flavour!r}: expected one of "
+                             f"{', '.join(matfile.FORMATS)}")
+        with replaced(path) as (fh, target):
+            matfile.write(self, fh, flavour)
+        return target
+
+    def save(self, path, *, mat_format: str = "matlab", csv_units: bool = False) -> Path:
+        """CSV, NPZ or MAT by the file's suffix (``.csv`` and any other: CSV)."""
+        suffix = Path(path).suffix.lower()
+        if suffix == ".npz":
+            return self.to_npz(path)
+        if suffix == ".mat":
+            return self.to_mat(path, mat_format)
+        return self.to_csv(path, units=csv_units)
+
+    def compare(self, golden, rtol: float | None = None, atol: float | None = None):
+        """This result against a golden run's (a Result, or a file ``Result.read``
+        reads): every golden variable at the golden's times within ``rtol`` of its range
+        plus ``atol`` (circuitsim.output.regression; defaults 1e-3 and 1e-12). Returns a
+        Comparison: ``passed``, ``failed``, ``missing``, ``text()``."""
+        from . import regression
+        if not isinstance(golden, Result):
+            golden = Result.read(golden)
+        return regression.compare(self, golden,
+                                  regression.RTOL if rtol is None else rtol,
+                                  regression.ATOL if atol is None else atol)
+
+    @classmethod
+    def read(cls, path) -> "Result":
+        """A Result read back from a file that ``save`` writes (CSV with or without
+        units in its header, NPZ, either MAT flavour), a Modelica tool's MAT result
+        file, or a MATLAB file holding ``time`` and column vectors of its length.
+        Raises CircuitsimError naming the file when it cannot be read."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        try:
+            if suffix == ".npz":
+                return cls._from_npz(path)
+            if suffix == ".mat":
+                t, names, data, units, labels = matfile.read(path)
+                return cls(t, names, data, units=units, case=labels.get("case", ""),
+                           title=labels.get("title", ""),
+                           status=labels.get("status") or "success")
+            return cls.from_csv(path)
+        except CircuitsimError:
+            raise
+        except OSError as exc:
+            raise CircuitsimError(f"cannot read {path}: {exc.strerror}") from None
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise CircuitsimError(f"cannot read {path} as results: {exc}") from None
+
+    @classmethod
+    def _from_npz(cls, path) -> "Result":
+        with np.load(path, allow_pickle=False) as npz:
+            names = [str(n) for n in npz["names"]]
+            units = ({n: str(u) for n, u in zip(names, npz["units"]) if str(u)}
+                     if "units" in npz else {})
+            return cls(npz["time"], names, npz["data"], units=units,
+                       status=str(npz["status"]) if "status" in npz else "success")
 
     @classmethod
     def from_csv(cls, path) -> "Result":
-        """A Result read back from a CSV written by ``to_csv`` (times, names and values
-        only)."""
-        with Path(path).open() as fh:
-            header = next(csv.reader(fh))
+        """A Result read back from a CSV written by ``to_csv`` (times, names, values and,
+        from a header written with units, the units)."""
+        with Path(path).open(newline="", encoding="utf-8") as fh:
+            header = next(csv.reader(fh), None)
+        if not header:
+            raise CircuitsimError(f"cannot read {path} as results: it is empty")
         data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
-        return cls(data[:, 0], header[1:], data[:, 1:])
+        if data.shape[1] != len(header):
+            raise CircuitsimError(f"cannot read {path} as results: {len(header)} names in "
+                                  f"the header, {data.shape[1]} values in a row")
+        names, units = [], {}
+        for column in header[1:]:
+            name, unit = split_unit(column)
+            names.append(name)
+            if unit:
+                units[name] = unit
+        return cls(data[:, 0], names, data[:, 1:], units=units)
+
+
+def csv_header(names, units=None) -> list:
+    """The CSV header: ``time`` and the names, or with ``units`` (name -> unit)
+    ``name [unit]`` where the unit is known."""
+    if units is None:
+        return ["time"] + list(names)
+    return ["time [s]"] + [f"{n} [{units[n]}]" if units.get(n) else n for n in names]
+
+
+_UNIT = re.compile(r"^(.*\S)\s+\[([^\]]*)\]$")
+
+
+def split_unit(column: str) -> tuple:
+    """(name, unit or "") of a CSV header cell ``name [unit]`` or ``name``."""
+    match = _UNIT.match(column.strip())
+    return (match.group(1), match.group(2)) if match else (column.strip(), "")
+
+
+def csv_rows(t, data) -> str:
+    """The CSV rows of times ``t`` and values ``data`` (one row per time): the shortest
+    repr that reads back to the same float, comma separated, CRLF ended as the csv
+    module writes them."""
+    table = np.column_stack([np.asarray(t, dtype=float), np.asarray(data, dtype=float)])
+    return "".join(",".join(map(repr, row)) + "\r\n" for row in table.tolist())
 
 
 def _plot(results: dict, variables, ax, what: str):
@@ -222,12 +321,13 @@ class StreamWriter:
     ``error`` says why (the run's Result, which holds every point, is then kept
     elsewhere by the caller).
 
-    ``rows(T, Y, YP)`` turns a chunk of solver points into the recorded columns."""
+    ``rows(T, Y, YP)`` turns a chunk of solver points into the recorded columns;
+    ``units`` (name -> unit), when given, go in the header as ``name [unit]``."""
 
     FLUSH_POINTS = 500
     FLUSH_SECONDS = 1.0
 
-    def __init__(self, path, names: list, rows):
+    def __init__(self, path, names: list, rows, units: dict | None = None):
         self.path = Path(path)
         self.part = self.path.with_name(f"{self.path.name}.{os.getpid()}.part")
         self.rows = rows
@@ -236,8 +336,8 @@ class StreamWriter:
         self.error: str | None = None
         self.last = time.monotonic()
         try:
-            self.fh = self.part.open("w", newline="")
-            csv.writer(self.fh).writerow(["time"] + list(names))
+            self.fh = self.part.open("w", newline="", encoding="utf-8")
+            csv.writer(self.fh).writerow(csv_header(names, units))
             self.fh.flush()
         except OSError as exc:
             raise CircuitsimError(f"cannot write {self.part}: {exc.strerror}") from None
@@ -263,11 +363,7 @@ class StreamWriter:
                 T = np.array([b[0] for b in chunk])
                 data = self.rows(T, np.array([b[1] for b in chunk]),
                                  np.array([b[2] for b in chunk]))
-                text = io.StringIO()
-                writer = csv.writer(text)
-                for ti, row in zip(T, data):
-                    writer.writerow([repr(float(ti))] + [repr(float(v)) for v in row])
-                self.fh.write(text.getvalue())
+                self.fh.write(csv_rows(T, data))
                 del self.buffer[:n]
                 self.count += n
             self.fh.flush()

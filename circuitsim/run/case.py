@@ -120,7 +120,7 @@ class Case:
         ``.tran`` settings: ``t_end``, ``tstep`` (output interval), ``rtol``, ``atol``,
         ``max_step``, ``first_step``; ``progress``, ``on_output(t, y, yp)`` and
         ``on_start(start_up)`` are called as the run goes; ``stream``: a CSV path written
-        while it runs; ``report``: also build ``result.report``; ``record_poses``: also
+        while it runs (``stream_units``: with units in its header); ``report``: also build ``result.report``; ``record_poses``: also
         record every body's pose where ``.probe`` leaves it out (``Result.animate``
         needs them). Input errors are
         located at the user's lines; a solver failure raises the SolverError with
@@ -261,13 +261,14 @@ def _both(writer, on_output):
 
 def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         first_step=None, progress=None, on_output=None, on_start=None,
-        stream=None, report=False, record_poses=False) -> Result:
+        stream=None, stream_units=False, report=False, record_poses=False) -> Result:
     """Integrate a prepared case and package the Result (partial on failure).
     Keyword arguments override the ``.tran`` settings.
     ``on_start(StartUp)`` is called after the start-up, before the integration (the CLI
     prints the start-up notes and warnings there). ``stream``: a CSV path written while
     the run goes (StreamWriter), complete up to the last point on a failure or Ctrl-C;
-    if writing it fails the run goes on, and ``result.unstreamed`` says why (else None).
+    if writing it fails the run goes on, and ``result.unstreamed`` says why (else None);
+    ``stream_units``: its header as ``name [unit]``.
     ``report``: also build ``result.report`` (circuitsim.output.report: constraint violations,
     Kirchhoff residuals, power balance; costs one residual evaluation per point).
     ``record_poses``: also record every body's pose where ``.probe`` leaves it out (what
@@ -305,7 +306,8 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     # the report (the equations at the points) and a caller's on_output read all of y
     system.recorded, system.recorded_rates = (None, None) if report or on_output is not None \
         else system.recorded_unknowns(names + _diagnostic_names(system))
-    writer = StreamWriter(stream, names, _recorder(system, cols)) if stream else None
+    writer = StreamWriter(stream, names, _recorder(system, cols),
+                          system.units if stream_units else None) if stream else None
     out = _integrate(system, t_end, y0, solver_options, on_output, writer)
     result = _result(case, out, names, cols, start, scene, report)
     result.unstreamed = None if writer is None else writer.error
