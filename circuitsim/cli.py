@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"circuitsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for add_command in (_run_parser, _check_parser, _equations_parser, _op_parser,
-                        _linearize_parser, _compare_parser):
+                        _linearize_parser, _compare_parser, _export_fmu_parser):
         add_command(sub)
     return p
 
@@ -101,6 +101,22 @@ def _run_parser(sub) -> None:
                      help="run the .step cases and studies on N processes (0: one per core); "
                      "the results are those of the serial run; a failed case is reported "
                      "and the others are kept")
+
+
+def _export_fmu_parser(sub) -> None:
+    fmu = sub.add_parser("export-fmu", help="write the netlist as an FMU (FMI 2.0 "
+                         "co-simulation) for a system simulation tool",
+                         description="Write an FMI 2.0 co-simulation FMU: inputs are the "
+                         "netlist's .input ELEMENT.PARAM lines, outputs its recorded "
+                         "variables, parameters its .param names. Needs pythonfmu "
+                         "(pip install circuitsim[fmu]); the importing tool needs Python "
+                         "with numpy, scipy, networkx and lark (docs/fmu.md).")
+    _common(fmu)
+    fmu.add_argument("-o", "--out", metavar="FMU",
+                     help="the FMU to write (default: <netlist>.fmu in this directory)")
+    fmu.add_argument("--study", metavar="NAME", help="export this .study")
+    fmu.add_argument("--name", metavar="ID", help="the model identifier (default: from the "
+                     "netlist's file name)")
 
 
 def _compare_parser(sub) -> None:
@@ -468,6 +484,20 @@ def _run(args) -> int:
                   file=sys.stderr)
             return EXIT_SOLVER
     return EXIT_DIFFERENT if files.differed else EXIT_OK
+
+
+def _export_fmu(args) -> int:
+    """circuitsim export-fmu FILE -o model.fmu."""
+    from .bridges.fmu import export_fmu
+    net = _load(args)                       # located errors before any packaging
+    settings = args.set
+    target = _writable(Path(args.out or Path(args.file).with_suffix(".fmu").name), "--out",
+                       _input_files(net))
+    inputs = [name for name, _ in net.prepare(args.study, settings).circuit.inputs]
+    written = export_fmu(args.file, target, study=args.study, settings=settings,
+                         include_path=args.include_path, name=args.name)
+    print(f"FMU -> {written} (inputs: {', '.join(inputs) or 'none'})")
+    return EXIT_OK
 
 
 def _compare(args) -> int:
@@ -919,7 +949,7 @@ def _saved(args, save, what: str) -> int:
 
 
 COMMANDS = {"run": _run, "check": _check, "equations": _equations, "op": _op,
-            "linearize": _linearize}
+            "linearize": _linearize, "export-fmu": _export_fmu}
 
 
 def _on_signal(signum, frame) -> None:

@@ -36,6 +36,7 @@ class Circuit:
     tran: Tran
     ics: dict = field(default_factory=dict)       # name -> (value, Loc)
     probes: list = field(default_factory=list)    # (name, Loc)
+    inputs: list = field(default_factory=list)    # (ELEMENT.PARAM, Loc): set from outside
     gravity: tuple | None = None
     params: dict = field(default_factory=dict)    # global parameter values (SI)
     warnings: list = field(default_factory=list)  # (message, Loc)

@@ -1,5 +1,5 @@
 """The dot lines that set up an elaborated circuit rather than add to it: ``.title``,
-``.tran``, ``.options``, ``.ic``, ``.probe`` and ``.gravity``, each evaluated in the
+``.tran``, ``.options``, ``.ic``, ``.probe``, ``.input`` and ``.gravity``, each evaluated in the
 global scope; an unknown directive, or one out of its place, is refused.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from . import ast, values
 from .circuit import Circuit
 
 KNOWN_DIRECTIVES = ("title", "param", "subckt", "ends", "include", "lib", "gravity", "tran",
-                    "options", "ic", "probe", "study", "step", "end")
+                    "options", "ic", "probe", "input", "study", "step", "end")
 EPS = sys.float_info.epsilon
 RTOL_MIN = 1e-14     # smaller relative tolerances are below double precision's resolution
 OPTIONS = {   # .options key -> (Tran attribute, unit)
@@ -49,6 +49,12 @@ def apply_directives(top: list, c: Circuit, scope) -> None:
         elif name == "probe":
             for v in st.positional:
                 c.probes.append((v.text, v.loc))
+        elif name == "input":
+            if not st.positional or st.params:
+                raise NetlistError(".input lists source values set from outside a run, "
+                                   "as ELEMENT.PARAM (e.g. '.input Vsup.V Tload.T')", st.loc)
+            for v in st.positional:
+                c.inputs.append((v.text, v.loc))
         elif name == "gravity":
             if len(st.positional) != 3:
                 raise NetlistError(".gravity expects three components gx gy gz (m/s^2)",

@@ -20,6 +20,8 @@ from ..errors import Loc, NetlistError, did_you_mean
 from ..output import report as run_report
 from ..output.scene import scene_of
 from ..output.results import Result, StreamWriter
+from .inputs import check_inputs
+from .resumable import ResumableRun
 from ..solver import solve
 
 STEPS_PER_PERIOD = 40    # smallest number of steps per period of a sine input
@@ -47,6 +49,7 @@ class Case:
     def build(cls, name: str, system: System, relocate=None) -> "Case":
         """The case of an assembled system (checks ``.probe`` names)."""
         all_names, recorded = _recorded_names(system)
+        check_inputs(system)
         return cls(name, system, all_names, recorded, relocate or (lambda exc: exc))
 
     @property
@@ -114,6 +117,25 @@ class Case:
         out.t, out.at = t, "equilibrium" if at is None else "run"
         out.title, out.case = self.circuit.title, self.name
         return out
+
+    def start_run(self, inputs=None, **kwargs) -> ResumableRun:
+        """A run advanced in pieces, its inputs set between them
+        (circuitsim.run.resumable): ``run = case.start_run()``, ``run.set("Vsup.V", 10)``,
+        ``run.advance(0.1)``, ``run["shaft"]``. ``inputs``: the ELEMENT.PARAM names set
+        from outside (default: the ``.input`` lines); keyword arguments: ``held``
+        ({input: value} from t = 0), ``horizon`` (default: the ``.tran`` end time),
+        ``rtol``, ``atol``, ``max_step``. It changes this case's system: start from a
+        case prepared for it."""
+        system = self.system
+        if inputs is None:
+            inputs = [name for name, _ in self.circuit.inputs]
+        kwargs.setdefault("max_step", lambda horizon: _default_max_step(system, horizon))
+        try:
+            return ResumableRun(system, self.recorded,
+                                _recorder(system, _columns(self.all_names, self.recorded)),
+                                inputs, **kwargs)
+        except NetlistError as exc:
+            raise self.relocate(exc) from None
 
     def run(self, **kwargs) -> Result:
         """Integrate the case and return its Result. Keyword arguments override the
@@ -232,6 +254,13 @@ def _check_output_size(points: float, tstep: float, t_end: float, system, column
             "recorded: give a larger tstep, or .probe fewer variables", loc)
 
 
+def _default_max_step(system: System, t_end: float) -> float:
+    """Inputs drive algebraic unknowns that the error test does not watch: resolve a sine
+    with STEPS_PER_PERIOD steps, and never cross more than 1/MIN_STEPS of the run."""
+    return min(system.circuit.tran.maxstep, system.input_time_scale() / STEPS_PER_PERIOD,
+               t_end / MIN_STEPS)
+
+
 def _fast_inputs(circuit, t_end: float) -> list:
     """A warning (message, loc) for each input whose time scale (a sine's period) needs
     more than MANY_STEPS steps over the run: such a run would seem to hang."""
@@ -289,10 +318,7 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     y0 = start.y0
     system.classify(0.0, y0)
     if max_step is None:
-        # Inputs drive algebraic unknowns that the error test does not watch: resolve a
-        # sine with STEPS_PER_PERIOD steps, and never cross more than 1/MIN_STEPS of the run.
-        max_step = min(tr.maxstep, system.input_time_scale() / STEPS_PER_PERIOD,
-                       t_end / MIN_STEPS)
+        max_step = _default_max_step(system, t_end)
         start.warnings += _fast_inputs(c, t_end)
     if on_start is not None:
         on_start(start)

@@ -274,6 +274,35 @@ class ExprFunction(TimeFunction):
         return "{" + self.key + "}"
 
 
+class HeldInput(TimeFunction):
+    """An input set from outside between the pieces of a run (a co-simulation master):
+    the written function ``default`` until ``hold(value)`` is called, then that value,
+    constant until it is set again."""
+    kind = "input"
+
+    def __init__(self, default: TimeFunction):
+        self.params = ()
+        self.default = default
+        self.value: float | None = None
+
+    def hold(self, value: float) -> None:
+        self.value = float(value)
+
+    def __call__(self, t):
+        if self.value is None:
+            return self.default(t)
+        return np.full(np.shape(t), self.value) if np.ndim(t) else self.value
+
+    def breakpoints(self, horizon: float = math.inf) -> list:
+        return self.default.breakpoints(horizon) if self.value is None else []
+
+    def time_scale(self) -> float:
+        return self.default.time_scale() if self.value is None else math.inf
+
+    def __repr__(self) -> str:
+        return f"input({self.default!r})" if self.value is None else f"input({self.value:g})"
+
+
 # --- many functions at once -------------------------------------------------------------
 class TimeFunctionArray:
     """N time functions evaluated together: ``tfa(t)`` -> (N,) array.
@@ -297,6 +326,9 @@ class TimeFunctionArray:
             if cls is Pwl:
                 for i, f in zip(idx, members):
                     self._groups.append((np.array([i]), _pwl_eval(f)))
+            elif cls is HeldInput:                  # its value changes between calls
+                for i, f in zip(idx, members):
+                    self._groups.append((np.array([i]), f))
             elif cls is ExprFunction:     # one function: equal subexpressions computed once
                 self._groups.append((np.array(idx),
                                      compile_group([f.tree for f in members], ["time"])))

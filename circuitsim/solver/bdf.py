@@ -113,6 +113,19 @@ def solve(problem, t0, t_end, y0, yp0=None, *, t_out=None, rtol=1e-6, atol=1e-9,
     return run.output()
 
 
+def start(problem, t0, y0, *, horizon, rtol=1e-6, atol=1e-9, max_step=np.inf,
+          first_step=None, max_order=5):
+    """A run from consistent initial values at t0 that is advanced in pieces
+    (``run.advance(t_next, restart)``, ``run.state()``): what a co-simulation's
+    communication steps need. ``horizon``: the time scale of the whole run (its first
+    step and smallest step are set from it, as ``solve``'s t_end). Nothing is recorded;
+    a failure raises the SolverError."""
+    run = _Run(problem, float(t0), float(horizon), rtol, atol, max_step, first_step,
+               max_order, np.zeros(0), None, None)
+    run.start(y0, None, None)
+    return run
+
+
 def _validated_atol(atol, n: int) -> np.ndarray:
     atol = np.broadcast_to(np.asarray(atol, dtype=float), (n,)).copy()
     if not (atol > 0).all():
@@ -205,11 +218,13 @@ class _Run:
     def order(self):
         return self.hist.order if self.hist is not None else None
 
-    def _stop_points(self, breakpoints) -> np.ndarray:
-        """Breakpoints strictly inside (t0, t_end), well separated, then t_end."""
+    def _stop_points(self, breakpoints, t_from=None) -> np.ndarray:
+        """Breakpoints strictly inside (t_from, t_end) (t_from: t0), well separated, then
+        t_end."""
+        t_from = self.t0 if t_from is None else t_from
         bps = np.unique(np.asarray([] if breakpoints is None else breakpoints, dtype=float))
         gap = HMIN_ULPS * EPS * max(abs(self.t0), abs(self.t_end), self.span)
-        bps = bps[(bps > self.t0 + gap) & (bps < self.t_end - gap)]
+        bps = bps[(bps > t_from + gap) & (bps < self.t_end - gap)]
         if len(bps) > 1:
             bps = bps[np.concatenate([[True], np.diff(bps) > gap])]
         return np.append(bps, self.t_end)
@@ -282,6 +297,32 @@ class _Run:
         self.hist = History(t, y, yp, self._limit_first(t, h))
         self.out.point(t, y, yp)
         self.events.reset(t, y, yp, () if event is None else event[0])
+
+    # --- a run advanced in pieces ---------------------------------------------------------
+    def state(self) -> tuple:
+        """(t, y, y') at the last accepted point (a copy)."""
+        Y, YP = self.hist.interpolate(np.array([self.hist.t]))
+        return self.hist.t, self.hist.D[0].copy(), YP[0]
+
+    def advance(self, t_next: float, restart: bool = False) -> None:
+        """Integrate on from the last accepted point to ``t_next`` and land on it, then
+        stop without restarting: the order and the history go on into the next piece
+        (a co-simulation's communication step). ``restart``: the inputs changed at the
+        current time; first restart there as at a breakpoint (differential y kept,
+        algebraic y and y' made consistent with the inputs as they are now, order 1)."""
+        t = self.hist.t
+        if not t_next > t:
+            raise ValueError(f"advance needs a later time: from t = {t!r} to {t_next!r}")
+        yp = self.state()[2]
+        self.t_end = float(t_next)
+        self.stops = self._stop_points(self.problem.breakpoints, t)
+        self.istop = 0
+        self.events.pending = None
+        if restart:
+            self._restart(yp)
+        else:
+            self.events.reset(t, self.hist.D[0], yp, ())
+        self.integrate()
 
     # --- the step loop --------------------------------------------------------------------
     def integrate(self) -> None:

@@ -1,0 +1,1 @@
+"""Bridges to the tools around circuitsim: FMU export for co-simulation (``fmu``)."""
