@@ -367,9 +367,9 @@ def test_a_signal_during_the_save_is_held_until_the_file_is_complete(tmp_path, c
     out = tmp_path / "r.csv"
     real_save = Result.save
 
-    def save_with_a_signal(self, target):
+    def save_with_a_signal(self, target, **options):
         os.kill(os.getpid(), signal.SIGINT)          # arrives while the file is written
-        return real_save(self, target)
+        return real_save(self, target, **options)
     monkeypatch.setattr(Result, "save", save_with_a_signal)
     code = cli.main(["run", str(path), "--out", str(out)])
     err = capsys.readouterr().err
