@@ -291,3 +291,17 @@ def test_the_member_count_sees_methods_and_class_attributes():
     members = _class_members(PACKAGE / "elements" / "base.py", "ElementType")
     assert {"keyword", "ports", "is_body", "is_joint", "residual", "jacobian"} <= set(members)
     assert len(members) == len(set(members))
+
+
+def test_bridges_write_text_and_use_only_the_errors_below():
+    """A bridge (bridges/) reads another format and returns netlist text: of the layers
+    below it uses only the errors and the rigid body's inertia rule (elements/body.py);
+    no layer imports a bridge but the API and the command line."""
+    allowed = ("circuitsim.bridges", "circuitsim.errors", "circuitsim.elements.body")
+    bad = _violations("circuitsim.bridges", lambda target: _in(target, *allowed))
+    assert not bad, "circuitsim.bridges imports:\n  " + "\n  ".join(bad)
+    users = [f"{module} imports {target}  ({where})"
+             for module, targets in sorted(IMPORTS.items())
+             if not _in(module, "circuitsim.bridges", "circuitsim.api", "circuitsim.cli")
+             for target, where in targets.items() if _in(target, "circuitsim.bridges")]
+    assert not users, "\n  ".join(users)
