@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -31,6 +32,7 @@ FRICTION_VEPS = 1e-4                 # friction's regularisation velocity (the e
 # default): a joint held by friction creeps at about (applied / friction)·veps
 ROUND = 15                           # significant digits written
 TINY = 1e-15                         # geometric rounding residue written as 0
+WIDTH = 90                           # comment lines wrapped to this width
 
 
 @dataclass
@@ -96,6 +98,11 @@ def quaternion(R: np.ndarray) -> np.ndarray:
     return q if q[0] >= 0 else -q
 
 
+def _short(x: float) -> str:
+    """A round constant as 1e5."""
+    return f"{x:.0e}".replace("e+0", "e")
+
+
 def comment_text(text: str) -> str:
     """Text safe in a comment: control and format characters (line breaks, bidirectional
     overrides, which the netlist reader refuses anywhere) written as escapes."""
@@ -131,23 +138,26 @@ class NetlistWriter:
         return "0" if body.ground else self.body_name[id(body)]
 
     def _header(self) -> list:
+        """The title and what the netlist was made from, with which options and how."""
         o = self.options
+        source = comment_text(o.source)
         title = comment_text(self.mech.robot.name or "robot").replace(";", ",")
-        gravity = "none" if o.gravity is None else vector(o.gravity, False)
-        return [f".title {title} (from {comment_text(o.source)})",
-                f"* Imported by circuitsim import-urdf from {comment_text(o.source)}: the "
-                f"root link {'is a free body (floating base)' if o.floating_base else 'is the ground (0)'}",
-                f"* gravity {gravity} m/s^2, .tran {number(o.t_end)} s; joints start at "
-                "q = 0 (as drawn) unless a .ic line below says otherwise.",
-                "* One body per link, links joined by fixed joints merged into one body; a "
-                "body sits at its centre of mass,",
-                "* turned as its inertial frame; a joint at its frame's origin, axis in the "
-                "world at q = 0 (docs/urdf.md).",
-                f"* End stops: k = {number(LIMIT_K[True])} N*m/rad or "
-                f"{number(LIMIT_K[False])} N/m, c = 2*sqrt(k*I): critical for I, the inertia "
-                "(mass) the joint carries at q = 0.",
-                "* Friction: Coulomb, regularised over veps; damping: a viscous damper on "
-                "the flange."]
+        root = ("a free body (--floating-base)" if o.floating_base
+                else "fixed to the ground 0")
+        gravity = "none" if o.gravity is None else vector(o.gravity, False) + " m/s^2"
+        text = (f"Imported from {source} by circuitsim import-urdf (docs/urdf.md). Root link "
+                f"{root}; gravity {gravity}; .tran {number(o.t_end)} s; joint positions and "
+                "rates start at 0 but where a .ic line says. A body per link (links joined "
+                "by fixed joints merged into one) at its centre of mass, turned as its "
+                "inertial frame; a joint at its frame's origin, its axis in the world; all "
+                "as at q = 0. On each joint's flange <joint>_w (prismatic: _v): <dynamics "
+                "damping> a damper, <dynamics friction> friction (Coulomb, veps "
+                f"{number(FRICTION_VEPS)}), <limit> a stop (k {_short(LIMIT_K[True])} "
+                f"N*m/rad or {_short(LIMIT_K[False])} N/m, c = 2*sqrt(k*I): critical for "
+                "the inertia or mass I the joint carries at q = 0), <mimic> a transformer "
+                "to the mimicked joint's flange.")
+        return [f".title {title} (from {source})"] + ["* " + line for line in
+                                                      textwrap.wrap(text, WIDTH - 2)]
 
     def _bodies(self) -> list:
         lines = ["", "* --- bodies ---"]
@@ -182,14 +192,14 @@ class NetlistWriter:
         products = (J[0, 1], J[0, 2], J[1, 2])
         if any(products):
             parts.append(f"Jp={vector(products, False)}")
-        parts.append(f"pos={vector(body.com)}")
+        pose = [f"pos={vector(body.com)}"]
         q = quaternion(body.rot)
         if abs(q[0] - 1.0) > TINY:
-            parts.append(f"q={vector(q)}")
-        return " ".join(parts)
+            pose.append(f"q={vector(q)}")
+        return "\n+ ".join([" ".join(parts)] + pose)
 
     def _joints(self) -> list:
-        lines = ["", "* --- joints (flange <joint>_w or _v: the joint's rate) ---"]
+        lines = ["", "* --- joints ---"]
         for joint in self.mech.joints():
             if joint.kind == "fixed":
                 continue
@@ -206,8 +216,8 @@ class NetlistWriter:
         lines = [] if name == joint.name else [f"* joint {name}: {_quoted(joint.name)}"]
         keyword = "revolute" if joint.rotational else "prismatic"
         lines.append(f"{keyword} {name} {self.frame(joint.parent)} {self.frame(joint.child)} "
-                     f"at={vector(p)} axis={vector(R @ joint.axis)} flange={flange}"
-                     + ("   ; continuous" if joint.kind == "continuous" else ""))
+                     f"flange={flange}\n+ at={vector(p)}\n+ axis={vector(R @ joint.axis)}"
+                     + ("   ; continuous: no limits" if joint.kind == "continuous" else ""))
         if joint.damping > 0:
             lines.append(f"damper {self.names.new(name + '_damper')} {flange} 0 "
                          f"b={number(joint.damping)}")

@@ -87,8 +87,10 @@ def run(urdf_text, t_end=2.0, tolerances=TIGHT, **options):
 
 
 def element_line(text: str, keyword: str, name: str) -> dict:
-    """The key=value parameters of the netlist line ``keyword name ...``."""
-    line = next(l for l in text.splitlines() if l.startswith(f"{keyword} {name} "))
+    """The key=value parameters of the netlist line ``keyword name ...`` (with the lines
+    that continue it)."""
+    joined = text.replace("\n+ ", " ")
+    line = next(l for l in joined.splitlines() if l.startswith(f"{keyword} {name} "))
     return dict(re.findall(r"(\w+)=(\([^)]*\)|[^\s;]+)", line.split(";")[0]))
 
 
