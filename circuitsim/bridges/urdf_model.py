@@ -22,6 +22,7 @@ MOVING = ("revolute", "continuous", "prismatic")
 SUPPORTED = (*MOVING, "fixed", "floating")
 REFUSED = {"planar": "type 'planar' is not supported (no planar joint with flanges); "
                      "write it by hand as a pointplane and two norotation elements"}
+LARGEST = 1e100          # the largest number a netlist takes (docs/language.md, Limits)
 # xs:double as XML Schema writes it; Python's float() would also take '1_0', 'infinity'
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -274,9 +275,9 @@ def _numbers(element, attr: str, count: int, doc: XmlDocument, what: str,
         raise NetlistError(f"{what}: <{element.tag} {attr}=\"{_shown(text)}\">: expected "
                            f"{count} number{'s' if count > 1 else ''}{hint}", doc.loc(element))
     values = tuple(float(w) for w in words)
-    if not all(math.isfinite(v) for v in values):
+    if not all(abs(v) <= LARGEST for v in values):
         raise NetlistError(f"{what}: <{element.tag} {attr}=\"{_shown(text)}\">: a number "
-                           "out of range", doc.loc(element))
+                           f"beyond +-{LARGEST:g}", doc.loc(element))
     return values
 
 

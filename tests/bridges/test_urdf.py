@@ -65,6 +65,13 @@ def inertial(mass, xyz=(0, 0, 0), rpy=(0, 0, 0), tensor=np.diag([0.01, 0.01, 0.0
             '</inertial>')
 
 
+def link(name, mass=None, *args, **kwargs):
+    """A link, massless without ``mass``, else with ``inertial(mass, *args, **kwargs)``."""
+    if mass is None:
+        return f'<link name="{name}"/>'
+    return f'<link name="{name}">{inertial(mass, *args, **kwargs)}</link>'
+
+
 def joint(name, kind, parent, child, xyz=(0, 0, 0), rpy=(0, 0, 0), axis=None, extra=""):
     axis_tag = f'<axis xyz="{_words(axis)}"/>' if axis is not None else ""
     return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/>'
@@ -99,8 +106,8 @@ M, C, I_AXIS, D = 1.5, 0.4, 0.03, 0.08
 
 
 def pendulum(extra="", kind="continuous"):
-    return robot('<link name="world"/>',
-                 f'<link name="rod">{inertial(M, (0, 0, -C), tensor=np.diag([0.03, I_AXIS, 0.002]))}</link>',
+    return robot(link("world"),
+                 link("rod", M, (0, 0, -C), tensor=np.diag([0.03, I_AXIS, 0.002])),
                  joint("hinge", kind, "world", "rod", xyz=(0, 0, 1.2), axis=(0, 1, 0),
                        extra=f'<dynamics damping="{D}"/>{extra}'))
 
@@ -136,8 +143,8 @@ ARM_MOMENTS = (0.010, 0.045, 0.040)
 def turret_arm(arm_inertial):
     """A turret on a vertical continuous joint carrying an arm on a horizontal one: the
     arm's whole tensor enters the motion (the yaw inertia and the coupling)."""
-    return robot('<link name="world"/>',
-                 f'<link name="turret">{inertial(3.0, (0, 0, 0.1), tensor=np.diag([0.05, 0.05, 0.04]))}</link>',
+    return robot(link("world"),
+                 link("turret", 3.0, (0, 0, 0.1), tensor=np.diag([0.05, 0.05, 0.04])),
                  f'<link name="arm">{arm_inertial}</link>',
                  joint("yaw", "continuous", "world", "turret", xyz=(0, 0, 0.5), axis=(0, 0, 1)),
                  joint("pitch", "continuous", "turret", "arm", xyz=(0, 0, 0.2), axis=(0, 1, 0)))
@@ -152,7 +159,8 @@ def test_products_of_inertia_keep_the_urdf_sign():
     assert full[0, 1] < -0.01                    # a product the motion cannot ignore
     variants = {"turned": inertial(1.2, (0.3, 0.05, 0.02), ARM_RPY, np.diag(ARM_MOMENTS)),
                 "full": inertial(1.2, (0.3, 0.05, 0.02), tensor=full),
-                "negated": inertial(1.2, (0.3, 0.05, 0.02), tensor=2 * np.diag(np.diag(full)) - full)}
+                "negated": inertial(1.2, (0.3, 0.05, 0.02),
+                                    tensor=2 * np.diag(np.diag(full)) - full)}
     text = urdf_text_to_netlist(turret_arm(variants["full"]), "arm.urdf")
     written = element_line(text, "body", "arm")
     assert [float(v) for v in written["Jp"].strip("()").split(",")] == pytest.approx(
@@ -169,7 +177,8 @@ def test_products_of_inertia_keep_the_urdf_sign():
 A = dict(mass=2.0, xyz=(0.1, 0.0, 0.02), rpy=(0.1, 0.2, -0.3), tensor=[[0.02, 0.001, 0.0],
                                                                          [0.001, 0.03, -0.002],
                                                                          [0.0, -0.002, 0.025]])
-B = dict(mass=0.8, xyz=(0.05, 0.01, -0.03), rpy=(-0.2, 0.1, 0.4), tensor=np.diag([0.004, 0.006, 0.005]))
+B = dict(mass=0.8, xyz=(0.05, 0.01, -0.03), rpy=(-0.2, 0.1, 0.4),
+         tensor=np.diag([0.004, 0.006, 0.005]))
 A_TO_B = ((0.3, 0.02, 0.0), (0.0, 0.3, 0.1))          # fixed joint origins: xyz, rpy
 B_TO_TOOL = ((0.1, 0.0, 0.05), (0.2, -0.1, 0.0))
 TOOL_TO_C = ((0.05, -0.02, 0.0), (0.1, 0.0, 0.2))
@@ -197,7 +206,7 @@ def merged_by_hand():
     tensor = sum(I + m * ((p - com) @ (p - com) * np.eye(3) - np.outer(p - com, p - com))
                  for m, p, I in parts)
     p, R = _then(_then(_frame(*A_TO_B), _frame(*B_TO_TOOL)), _frame(*TOOL_TO_C))
-    return robot('<link name="world"/>', f'<link name="A">{inertial(mass, com, tensor=tensor)}</link>',
+    return robot(link("world"), link("A", mass, com, tensor=tensor),
                  f'<link name="C">{C_INERTIAL}</link>',
                  joint("j1", "revolute", "world", "A", xyz=(0, 0, 1), rpy=(0.2, 0, 0),
                        axis=(0, 1, 0), extra='<limit lower="-3" upper="3"/>'),
@@ -205,8 +214,8 @@ def merged_by_hand():
 
 
 def merged_by_the_importer():
-    return robot('<link name="world"/>', f'<link name="A">{inertial(**A)}</link>',
-                 f'<link name="B">{inertial(**B)}</link>', '<link name="tool"/>',
+    return robot(link("world"), link("A", **A),
+                 link("B", **B), link("tool"),
                  f'<link name="C">{C_INERTIAL}</link>',
                  joint("j1", "revolute", "world", "A", xyz=(0, 0, 1), rpy=(0.2, 0, 0),
                        axis=(0, 1, 0), extra='<limit lower="-3" upper="3"/>'),
@@ -238,8 +247,8 @@ def test_links_on_fixed_joints_are_one_body():
 
 
 def test_a_massless_link_on_a_moving_joint_is_refused():
-    text = robot('<link name="world"/>', '<link name="hub"/>',
-                 f'<link name="arm">{inertial(1.0)}</link>',
+    text = robot(link("world"), link("hub"),
+                 link("arm", 1.0),
                  joint("j1", "revolute", "world", "hub", axis=(0, 0, 1)),
                  joint("j2", "revolute", "hub", "arm", axis=(0, 1, 0)))
     with pytest.raises(NetlistError, match=r"test.urdf:4:1: link 'hub' has no mass .* moved "
@@ -255,8 +264,8 @@ def test_a_mimic_joint_follows_through_a_transformer():
     Measured 6.4e-9 rad (q1) and 3.2e-9 rad (q2) at rtol 1e-9."""
     n, off = -0.5, 0.2
     rods = [(1.0, 0.3, 0.01), (2.0, 0.5, 0.02)]                 # m, c, I about the c.o.m.
-    text = robot('<link name="world"/>',
-                 *(f'<link name="rod{i}">{inertial(m, (0, 0, -c), tensor=np.diag([j, j, j / 4]))}</link>'
+    text = robot(link("world"),
+                 *(link(f"rod{i}", m, (0, 0, -c), tensor=np.diag([j, j, j / 4]))
                    for i, (m, c, j) in enumerate(rods, 1)),
                  joint("j1", "continuous", "world", "rod1", xyz=(0, 0, 1), axis=(0, 1, 0)),
                  joint("j2", "continuous", "world", "rod2", xyz=(0, 1, 1), axis=(0, 1, 0),
@@ -280,8 +289,8 @@ def test_a_floating_base_robot_falls_freely():
     """--floating-base: the root is a free body; whatever the pendulum on it does, the
     robot's centre of mass falls as z0 - g t^2 / 2 (the rod set turning at 2 rad/s:
     measured 1.2e-10 m at rtol 1e-9)."""
-    text = robot(f'<link name="base">{inertial(3.0, (0, 0, 0.1))}</link>',
-                 f'<link name="rod">{inertial(1.0, (0.2, 0, 0))}</link>',
+    text = robot(link("base", 3.0, (0, 0, 0.1)),
+                 link("rod", 1.0, (0.2, 0, 0)),
                  joint("hinge", "continuous", "base", "rod", xyz=(0, 0, 0.3), axis=(0, 1, 0)))
     netlist = urdf_text_to_netlist(text, "f.urdf", floating_base=True, t_end=1.0,
                                    qd0={"hinge": 2.0})
@@ -308,8 +317,8 @@ def test_dynamics_and_limits_become_flange_elements():
         {"lower": -0.5, "upper": 0.7, "k": 1e5, "c": 2 * math.sqrt(1e5 * inertia),
          "x0": 0.25}, rel=1e-14)
     assert "* hinge: limits on effort 12.0 N*m and velocity 3.0 rad/s (not modelled)" in text
-    assert "stop hinge_limit" not in urdf_text_to_netlist(pendulum('<limit lower="-0.5" upper="0.7"/>'),
-                                              "p.urdf")           # continuous: no limits
+    continuous = pendulum('<limit lower="-0.5" upper="0.7"/>')     # continuous: no limits
+    assert "stop hinge_limit" not in urdf_text_to_netlist(continuous, "p.urdf")
 
 
 def test_a_limit_stops_the_joint():
@@ -341,8 +350,8 @@ def test_friction_brakes_a_spinning_joint_at_a_constant_rate():
     with Coulomb friction Fc: omega = omega0 - Fc t / I until it stops at omega0 I / Fc.
     Measured 3.6e-15 rad/s while it slides, 7e-21 rad/s once stopped (nothing drives
     it: the regularised friction holds it at 0)."""
-    text = robot('<link name="world"/>',
-                 f'<link name="rotor">{inertial(2.0, tensor=np.diag([0.05, 0.05, 0.08]))}</link>',
+    text = robot(link("world"),
+                 link("rotor", 2.0, tensor=np.diag([0.05, 0.05, 0.08])),
                  joint("spin", "continuous", "world", "rotor", axis=(0, 0, 1),
                        extra='<dynamics friction="0.2"/>'))
     res = run(text, t_end=1.5, qd0={"spin": 3.0})
@@ -354,8 +363,8 @@ def test_friction_brakes_a_spinning_joint_at_a_constant_rate():
 
 # --- names -----------------------------------------------------------------------------------
 def test_names_are_made_legal_and_unique_and_the_originals_kept():
-    text = robot('<link name="world"/>', f'<link name="1st link">{inertial(1.0)}</link>',
-                 f'<link name="time">{inertial(1.0)}</link>',
+    text = robot(link("world"), link("1st link", 1.0),
+                 link("time", 1.0),
                  joint("1st link", "continuous", "world", "1st link", axis=(0, 0, 1)),
                  joint("gnd", "continuous", "1st link", "time", axis=(1, 0, 0)))
     netlist = urdf_text_to_netlist(text, "n.urdf")
@@ -368,40 +377,43 @@ def test_names_are_made_legal_and_unique_and_the_originals_kept():
 
 # --- errors -------------------------------------------------------------------------------
 BAD = {
-    "parent_missing": (robot('<link name="a"/>', f'<link name="b">{inertial(1.0)}</link>',
+    "parent_missing": (robot(link("a"), link("b", 1.0),
                              joint("j", "revolute", "x", "b")),
                        "5:1: joint 'j': parent link 'x' does not exist"),
-    "cycle": (robot(f'<link name="a">{inertial(1.0)}</link>', f'<link name="b">{inertial(1.0)}</link>',
+    "cycle": (robot(link("a", 1.0), link("b", 1.0),
                     joint("j1", "revolute", "a", "b"), joint("j2", "revolute", "b", "a")),
               "5:1: joints 'j2', 'j1' form a cycle (links b -> a -> b); a URDF is a tree"),
-    "two_parents": (robot('<link name="r"/>', f'<link name="a">{inertial(1.0)}</link>',
-                          f'<link name="b">{inertial(1.0)}</link>', joint("j1", "fixed", "r", "b"),
+    "two_parents": (robot(link("r"), link("a", 1.0),
+                          link("b", 1.0), joint("j1", "fixed", "r", "b"),
                           joint("j2", "revolute", "a", "b")),
                     "7:1: joint 'j2': link 'b' has two parents, 'a' here and 'r' by joint 'j1'"),
-    "planar": (robot('<link name="r"/>', f'<link name="a">{inertial(1.0)}</link>',
+    "planar": (robot(link("r"), link("a", 1.0),
                      joint("j", "planar", "r", "a")), "5:1: joint 'j': type 'planar' is not "
                "supported"),
-    "screw": (robot('<link name="r"/>', f'<link name="a">{inertial(1.0)}</link>',
+    "screw": (robot(link("r"), link("a", 1.0),
                     joint("j", "screw", "r", "a")), "5:1: joint 'j': unsupported joint type"),
-    "negative_mass": (robot('<link name="r"/>', f'<link name="a">{inertial(-1.0)}</link>',
+    "negative_mass": (robot(link("r"), link("a", -1.0),
                             joint("j", "revolute", "r", "a")),
                       "4:26: link 'a': the mass -1 kg is negative"),
-    "massless": (robot('<link name="r"/>', '<link name="a"/>', joint("j", "prismatic", "r", "a")),
+    "massless": (robot(link("r"), link("a"), joint("j", "prismatic", "r", "a")),
                  "4:1: link 'a' has no mass (no <inertial> or mass 0) but is moved by joint "
                  "'j' (prismatic)"),
     "not_positive_definite": (
-        robot('<link name="r"/>', f'<link name="a">{inertial(1.0, tensor=[[0.1, 0.2, 0], [0.2, 0.1, 0], [0, 0, 0.1]])}</link>',
+        robot(link("r"), link("a", 1.0, tensor=[[0.1, 0.2, 0], [0.2, 0.1, 0], [0, 0, 0.1]]),
               joint("j", "revolute", "r", "a")),
         "4:90: link 'a': the inertia tensor is not positive definite (principal moments "
         "-0.1, 0.1, 0.3 kg*m^2)"),
-    "mimic_missing": (robot('<link name="r"/>', f'<link name="a">{inertial(1.0)}</link>',
+    "mimic_missing": (robot(link("r"), link("a", 1.0),
                             joint("j", "revolute", "r", "a", extra='<mimic joint="k"/>')),
                       "5:113: joint 'j' <mimic>: joint 'k' does not exist"),
     "doctype": ('<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY big "aaaa">]>\n<robot name="x"/>',
                 "2:13: a <!DOCTYPE> declaration: refused"),
+    "huge": (robot(link("r"), link("a", 1.0, (1e101, 0, 0))),
+             "4:45: link 'a': <origin xyz=\"1e+101 0.0 0.0\">: a number beyond +-1e+100"),
     "malformed": (robot('<link name="a">'), "4:3: not well-formed XML: mismatched tag"),
-    "xacro": (robot('<link name="r"/>', f'<link name="a">{inertial(1.0)}</link>',
-                    joint("j", "revolute", "r", "a").replace('xyz="0.0 0.0 0.0"', 'xyz="${l} 0 0"', 1)),
+    "xacro": (robot(link("r"), link("a", 1.0),
+                    joint("j", "revolute", "r", "a").replace('xyz="0.0 0.0 0.0"',
+                                                             'xyz="${l} 0 0"', 1)),
               "joint 'j': <origin xyz=\"${l} 0 0\">: expected 3 numbers; a xacro expression"),
 }
 
