@@ -209,6 +209,8 @@ def _limit(joint: Joint, element, doc: XmlDocument) -> None:
     lower, upper, effort, velocity = (
         _numbers(limit, key, 1, doc, what, default=(None,))[0]
         for key in ("lower", "upper", "effort", "velocity"))
+    if joint.kind == "continuous":                  # turns without position limits
+        lower = upper = None
     if lower is not None or upper is not None:      # URDF: an absent bound is 0
         lower, upper = lower or 0.0, upper or 0.0
         if lower > upper:

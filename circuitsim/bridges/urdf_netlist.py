@@ -235,7 +235,7 @@ class NetlistWriter:
 
     def _limit_lines(self, joint: Joint, name: str, flange: str) -> list:
         limit = joint.limit
-        if limit is None or joint.kind == "continuous":
+        if limit is None:
             return []
         lines, units = [], ("N*m", "rad/s") if joint.rotational else ("N", "m/s")
         rates = [f"{what} {number(v)} {unit}" for what, v, unit in
@@ -243,7 +243,7 @@ class NetlistWriter:
                  if v is not None]
         if rates:
             lines.append(f"* {name}: limits on {' and '.join(rates)} (not modelled)")
-        if limit.lower is None:
+        if limit.lower is None or joint.kind == "continuous":     # no position limits
             return lines
         if limit.lower == limit.upper:
             lines.append(f"* {name}: lower = upper = {number(limit.lower)}: no travel; no "
