@@ -179,10 +179,10 @@ class NetlistWriter:
             lines.append(f"* body {name}: link {_quoted(body.name)}")
         for link in body.links[1:]:
             joint = self.mech.parent_joint[link]
-            mass = self.mech.robot.links[link].inertial
+            inertial = self.mech.robot.links[link].inertial
             lines.append(f"* link {_quoted(link)} merged into {name} by fixed joint "
                          f"{_quoted(joint.name)}"
-                         + ("" if mass is not None and mass.mass > 0 else " (no mass)"))
+                         + ("" if inertial is not None and inertial.mass > 0 else " (no mass)"))
         return lines
 
     def _body_line(self, body: Body) -> str:
@@ -194,7 +194,7 @@ class NetlistWriter:
             parts.append(f"Jp={vector(products, False)}")
         pose = [f"pos={vector(body.com)}"]
         q = quaternion(body.rot)
-        if abs(q[0] - 1.0) > TINY:
+        if np.any(np.abs(q[1:]) >= TINY):                  # turned (else the default)
             pose.append(f"q={vector(q)}")
         return "\n+ ".join([" ".join(parts)] + pose)
 

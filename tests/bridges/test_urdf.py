@@ -487,6 +487,23 @@ def test_a_prismatic_joint_slides_with_its_damping():
     assert np.abs(res["rail_v"] + (m * G / d) * (1 - np.exp(-res.t / tau))).max() < 1e-8
 
 
+def test_orientations_are_written_as_the_bodies_read_them():
+    """The quaternion written for a rotation matrix is the one whose direction-cosine
+    matrix (the body's own, elements/quaternion.py) gives it back, to 1e-15, for turns
+    near 0, near 180 degrees about each axis, and at random."""
+    from circuitsim.bridges.urdf_netlist import quaternion
+    from circuitsim.elements.quaternion import dcm
+    rng = np.random.default_rng(7)
+    turns = [(0, 0, 0), (1e-9, 0, 0), (math.pi, 0, 0), (0, math.pi - 1e-9, 0), (0, 0, math.pi),
+             (math.pi, math.pi / 2, 0)] + [tuple(rng.uniform(-math.pi, math.pi, 3))
+                                            for _ in range(50)]
+    for rpy in turns:
+        R = rpy_matrix(*rpy)
+        q = quaternion(R)
+        assert np.linalg.norm(q) == pytest.approx(1.0, abs=1e-15) and q[0] >= 0
+        assert np.abs(dcm(q) - R).max() < 1e-15, rpy
+
+
 # --- the command line ---------------------------------------------------------------------
 def test_import_urdf_writes_a_netlist_that_runs(tmp_path, capsys):
     path, out = tmp_path / "p.urdf", tmp_path / "p.cir"
