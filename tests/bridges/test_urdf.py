@@ -25,6 +25,7 @@ run and checked against independent computations written here.
 import json
 import math
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -521,59 +522,95 @@ def test_import_urdf_writes_a_netlist_that_runs(tmp_path, capsys):
 
 
 # --- references computed with Pinocchio ----------------------------------------------------
-def reference(name):
-    return json.loads((DATA / f"{name}_reference.json").read_text())
+def reference(name, what="reference"):
+    return json.loads((DATA / f"{name}_{what}.json").read_text())
 
 
-def reference_run(name, t_end=None, record_poses=False, **tolerances):
-    """The reference's robot imported with its q0 and qd0 and run."""
+def reference_run(name, t_end=None, **run_options):
+    """The reference's robot imported with its q0 and qd0 and run: (reference, netlist
+    text, result, the reference's times up to the run's end, the joint angles there)."""
     ref = reference(name)
     start = {what: dict(zip(ref["joints"], ref[what])) for what in ("q0", "qd0")}
     text = urdf_to_netlist(DATA / ref["urdf"], gravity=ref["gravity"],
                            t_end=t_end or ref["t"][-1], **start)
-    res = circuitsim.parse(text, f"{name}.cir").simulate(record_poses=record_poses,
-                                                         **tolerances)
+    res = circuitsim.parse(text, f"{name}.cir").simulate(**run_options)
     t = np.asarray(ref["t"])
     t = t[t <= res.t[-1] + 1e-12]
     q = np.column_stack([np.interp(t, res.t, res[f"{j}.angle"]) for j in ref["joints"]])
-    return ref, res, t, q
+    return ref, text, res, t, q
+
+
+def frame_at_zero(urdf: Path, link: str) -> tuple:
+    """A link's frame in the world at q = 0 (origin, rotation), by its joints' origins
+    from the root down, read here with ElementTree."""
+    joints = {j.find("child").get("link"): j for j in ET.parse(urdf).getroot().iter("joint")}
+    chain = []
+    while link in joints:
+        chain.append(joints[link].find("origin"))
+        link = joints[link].find("parent").get("link")
+    frame = (np.zeros(3), np.eye(3))
+    for origin in reversed(chain):
+        xyz, rpy = ([float(v) for v in (origin.get(key) or "0 0 0").split()]
+                    for key in ("xyz", "rpy"))
+        frame = _then(frame, _frame(xyz, rpy))
+    return frame
+
+
+def tip_path(text, res, t, body, urdf, link):
+    """Where ``link``'s origin goes when it rides on ``body``: its place in the body's
+    frame from the drawing at q = 0 (the body's pos and q as written, the link's origin
+    by the URDF's joint origins), then carried by the body's recorded pose."""
+    written = element_line(text, "body", body)
+    pos = np.array([float(v) for v in written["pos"].strip("()").split(",")])
+    quat = np.array([float(v) for v in written.get("q", "(1, 0, 0, 0)").strip("()").split(",")])
+    offset = rotation(quat).T @ (frame_at_zero(urdf, link)[0] - pos)
+    centre = np.column_stack([np.interp(t, res.t, res[f"{body}.{x}"]) for x in "xyz"])
+    turns = np.column_stack([np.interp(t, res.t, res[f"{body}.q{i}"]) for i in range(4)])
+    return centre + np.array([rotation(q) @ offset for q in turns])
+
+
+def rotation(q):
+    """The rotation of the quaternion q (scalar first), normalised."""
+    w, x, y, z = np.asarray(q) / np.linalg.norm(q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 @pytest.mark.slow
 def test_arm3_follows_pinocchio():
     """Measured max |q - q_ref| over 2 s: 7.4e-7 rad at rtol 1e-8 / atol 1e-11, 2.2e-4 rad
-    at rtol 1e-5 / atol 1e-8 (the error follows the tolerance)."""
-    ref, res, t, q = reference_run("arm3", rtol=1e-8, atol=1e-11, record_poses=True)
+    at rtol 1e-5 / atol 1e-8 (the error follows the tolerance). The massless tool frame,
+    merged into link3: at t = 0 (the arm assembled at q0) 2.2e-16 m from Pinocchio's,
+    over the run 2.3e-7 m at rtol 1e-8."""
+    ref, text, res, t, q = reference_run("arm3", rtol=1e-8, atol=1e-11, record_poses=True)
     q_ref = np.asarray(ref["q"])
     tight = np.abs(q - q_ref).max()
     assert tight <= 1e-5
-    _, _, _, q_loose = reference_run("arm3", rtol=1e-5, atol=1e-8)
+    *_, q_loose = reference_run("arm3", rtol=1e-5, atol=1e-8)
     assert np.abs(q_loose - q_ref).max() > 10 * tight
-    # the tool frame rides on link3's body: its offset in the body frame, from q = 0
-    tool = arm3_tool_offset(res)
-    quat = np.column_stack([res[f"link3.q{i}"] for i in range(4)])
-    tip = np.column_stack([res["link3.x"], res["link3.y"], res["link3.z"]]) + [
-        rotate(qi, tool) for qi in quat]
-    assert np.abs(tip - np.asarray(ref["tip"])).max() <= 1e-5
+    tip = tip_path(text, res, t, "link3", DATA / "arm3.urdf", "tool") - ref["tip"]
+    assert np.abs(tip[0]).max() < 1e-12 and np.abs(tip).max() <= 2e-6
 
 
-def arm3_tool_offset(res):
-    """The tool frame's origin in link3's body frame (fixed), from the URDF at q = 0:
-    link3's frame by the joint origins, the tool 0.38 0.02 -0.01 rpy 0.3 -0.2 0.1 in it."""
-    chain = [((0.05, -0.02, 0.10), (0.10, -0.05, 0.20)), ((0.02, 0.03, 0.35), (0.15, 0.10, -0.10)),
-             ((0.40, -0.03, 0.02), (-0.10, 0.20, 0.05))]
-    frame = (np.zeros(3), np.eye(3))
-    for xyz, rpy in chain:
-        frame = _then(frame, _frame(xyz, rpy))
-    tool = _then(frame, _frame((0.38, 0.02, -0.01), (0.30, -0.20, 0.10)))[0]
-    com, R = _then(frame, _frame((0.18, -0.008, 0.015), (0.3, 0.1, -0.2)))
-    return R.T @ (tool - com)
-
-
-def rotate(q, v):
-    """v turned by the unit quaternion q (scalar first)."""
-    w, x, y, z = q / np.linalg.norm(q)
-    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-    return R @ v
+@pytest.mark.slow
+def test_robot7_runs_a_second_and_follows_pinocchio():
+    """The Franka Emika Panda (7 revolute joints, the hand merged into link7) falls from
+    the reference's posture for 1 s. Over the reference's 0.5 s (measured at rtol 1e-8 /
+    atol 1e-11): joint angles 1.9e-7 rad from Pinocchio's (1.2e-4 rad at rtol 1e-5), the
+    hand's tool frame 1.1e-16 m away at t = 0 and 2.1e-8 m over the run. Then
+    panda_joint2 swings into its upper limit 1.7628 rad: first beyond it at 0.585 s on
+    the 5 ms grid, where the reference's free motion crosses it at 0.5839 s, and let in
+    by 7.8e-3 rad."""
+    ref, text, res, t, q = reference_run("robot7", t_end=1.0, rtol=1e-8, atol=1e-11,
+                                         record_poses=True)
+    assert res.t[-1] == pytest.approx(1.0) and t[-1] == pytest.approx(0.5)
+    assert np.abs(q - np.asarray(ref["q"])).max() <= 1e-5
+    tip = tip_path(text, res, t, "panda_link7", DATA / "robot7.urdf", "panda_hand_tcp")
+    tip -= ref["tip"]
+    assert np.abs(tip[0]).max() < 1e-12 and np.abs(tip).max() <= 1e-6
+    shoulder = res["panda_joint2.angle"]
+    contact = reference("robot7", "checks")["first_limit_contact_from_q0"]
+    assert contact["joints"] == ["panda_joint2"]
+    assert res.t[np.argmax(shoulder > 1.7628)] == pytest.approx(contact["t"], abs=0.006)
+    assert 0 < shoulder.max() - 1.7628 < 0.02
