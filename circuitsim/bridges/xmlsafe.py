@@ -38,7 +38,12 @@ class XmlDocument:
 
 
 class _Refused(Exception):
-    """Raised inside an expat handler: the document uses what this reader refuses."""
+    """Raised inside an expat handler: the document uses what this reader refuses
+    (``loc``: where the parser was when it met it)."""
+
+    def __init__(self, message: str, loc: Loc):
+        super().__init__(message)
+        self.loc = loc
 
 
 def read_xml_file(path) -> XmlDocument:
@@ -75,8 +80,7 @@ def parse_xml(data, filename: str = "<string>") -> XmlDocument:
         raise NetlistError(f"not well-formed XML: {message}",
                            Loc(filename, exc.lineno, exc.offset + 1)) from None
     except _Refused as exc:
-        raise NetlistError(str(exc), Loc(filename, parser.CurrentLineNumber,
-                                         parser.CurrentColumnNumber + 1)) from None
+        raise NetlistError(str(exc), exc.loc) from None
     return XmlDocument(builder.close(), locs, filename)
 
 
@@ -85,19 +89,20 @@ def _install_handlers(parser, builder: ET.TreeBuilder, locs: dict, filename: str
     models read here keep everything in attributes); a DOCTYPE, an entity declaration or
     a reference to an external entity raise _Refused."""
 
+    def here() -> Loc:
+        return Loc(filename, parser.CurrentLineNumber, parser.CurrentColumnNumber + 1)
+
     def start(tag, attrs):
         if len(locs) >= MAX_ELEMENTS:
-            raise _Refused(f"more than {MAX_ELEMENTS} XML elements")
-        element = builder.start(tag, attrs)
-        locs[element] = Loc(filename, parser.CurrentLineNumber,
-                            parser.CurrentColumnNumber + 1)
+            raise _Refused(f"more than {MAX_ELEMENTS} XML elements", here())
+        locs[builder.start(tag, attrs)] = here()
 
     def doctype(*_):
         raise _Refused("a <!DOCTYPE> declaration: refused (it could declare entities "
-                       "to expand); remove it")
+                       "to expand); remove it", here())
 
     def entity(*_):
-        raise _Refused("an <!ENTITY> declaration: refused; remove it")
+        raise _Refused("an <!ENTITY> declaration: refused; remove it", here())
 
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartElementHandler = start

@@ -440,10 +440,17 @@ def test_a_bad_urdf_gets_one_located_line(case, tmp_path, capsys):
     assert expected in err, err
 
 
-def test_a_file_over_the_size_cap_is_refused_unread(tmp_path, capsys, monkeypatch):
+def test_a_file_over_the_caps_is_refused(tmp_path, capsys, monkeypatch):
+    """Over the size cap: refused before it is read; over the element cap: refused at
+    the element that passes it."""
+    links = robot(*[f'<link name="l{i}"/>' for i in range(100)])
     monkeypatch.setattr(xmlsafe, "MAX_BYTES", 1000)
-    err = import_fails(tmp_path, capsys, robot(*[f'<link name="l{i}"/>' for i in range(100)]))
+    err = import_fails(tmp_path, capsys, links)
     assert err.startswith("error: {file}:1:1: {file}: ") and "more than the 1000" in err
+    monkeypatch.setattr(xmlsafe, "MAX_BYTES", 10_000)
+    monkeypatch.setattr(xmlsafe, "MAX_ELEMENTS", 50)
+    assert import_fails(tmp_path, capsys, links) == ("error: {file}:52:1: more than 50 XML "
+                                                     "elements")
 
 
 def test_entities_are_never_expanded(tmp_path, capsys):
