@@ -45,6 +45,8 @@ def urdf_text_to_netlist(text, filename: str = "<string>", **options) -> str:
 
 def _netlist(doc, floating_base=False, gravity=DEFAULT_GRAVITY, t_end=2.0, q0=None,
              qd0=None) -> str:
+    """The three steps: the document read into a Robot, checked and placed as a
+    Mechanism, written with the checked options."""
     robot = robot_of(doc)
     mech = mechanism_of(robot, floating_base)
     options = Options(source=_file_name(doc.filename), floating_base=floating_base,
@@ -59,6 +61,7 @@ def _file_name(filename: str) -> str:
 
 
 def _gravity(gravity):
+    """Three finite components (m/s²), or None for no .gravity line."""
     if gravity is None:
         return None
     values = tuple(float(g) for g in gravity)
@@ -68,6 +71,7 @@ def _gravity(gravity):
 
 
 def _t_end(t_end) -> float:
+    """The .tran end time: a positive number of seconds."""
     t_end = float(t_end)
     if not (math.isfinite(t_end) and t_end > 0):
         raise NetlistError(f"t_end: expected a positive number of seconds, got {t_end!r}")

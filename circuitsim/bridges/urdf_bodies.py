@@ -41,6 +41,7 @@ class Body:
 
     @property
     def name(self) -> str:
+        """The body's netlist name before it is made legal: its first link's."""
         return self.links[0]
 
 

@@ -40,6 +40,7 @@ class Inertial:
 
 @dataclass
 class Link:
+    """A <link>: its name, where it is written and its <inertial> (None: massless)."""
     name: str
     loc: Loc
     inertial: Inertial | None = None
@@ -47,6 +48,8 @@ class Link:
 
 @dataclass
 class Limit:
+    """A joint's <limit>: position bounds (None when neither is given), effort,
+    velocity."""
     lower: float | None
     upper: float | None
     effort: float | None
@@ -56,6 +59,7 @@ class Limit:
 
 @dataclass
 class Mimic:
+    """A joint's <mimic>: q = multiplier·q_joint + offset."""
     joint: str
     multiplier: float
     offset: float
@@ -64,6 +68,8 @@ class Mimic:
 
 @dataclass
 class Joint:
+    """A <joint>: its type, links, origin (in the parent's frame), unit axis (in the
+    joint frame) and dynamics."""
     name: str
     kind: str
     parent: str
@@ -80,15 +86,18 @@ class Joint:
 
     @property
     def moving(self) -> bool:
+        """A joint with a coordinate: revolute, continuous, prismatic."""
         return self.kind in MOVING
 
     @property
     def rotational(self) -> bool:
+        """A joint that turns (its coordinate an angle)."""
         return self.kind in ("revolute", "continuous")
 
 
 @dataclass
 class Robot:
+    """The links and joints of one URDF file."""
     name: str
     links: dict            # name -> Link, in the file's order
     joints: dict           # name -> Joint, in the file's order
@@ -124,6 +133,8 @@ def robot_of(doc: XmlDocument) -> Robot:
 
 
 def _add(table: dict, item, what: str, doc: XmlDocument) -> None:
+    """A link or joint added to its table; a name given twice is an error at the
+    second."""
     if item.name in table:
         raise NetlistError(f"{what} '{item.name}' is defined twice (first at line "
                            f"{table[item.name].loc.line})", item.loc)
@@ -131,6 +142,7 @@ def _add(table: dict, item, what: str, doc: XmlDocument) -> None:
 
 
 def _link(element, doc: XmlDocument) -> Link:
+    """<link name>: its one <inertial>, if any."""
     link = Link(_name(element, "name", doc), doc.loc(element))
     inertials = element.findall("inertial")
     if len(inertials) > 1:
@@ -157,6 +169,8 @@ def _inertial(element, link: str, doc: XmlDocument) -> Inertial:
 
 
 def _joint(element, doc: XmlDocument) -> Joint:
+    """<joint name type>: <parent>, <child>, <origin> and what the type reads
+    besides."""
     name = _name(element, "name", doc)
     what = f"joint '{name}'"
     kind = _name(element, "type", doc, what).strip()
@@ -177,6 +191,7 @@ def _joint(element, doc: XmlDocument) -> Joint:
 
 
 def _axis(joint: Joint, element, doc: XmlDocument) -> None:
+    """<axis xyz> of a moving joint, made a unit vector (URDF's default: (1, 0, 0))."""
     axis = element.find("axis")
     if axis is None or not joint.moving:
         return
@@ -188,6 +203,7 @@ def _axis(joint: Joint, element, doc: XmlDocument) -> None:
 
 
 def _dynamics(joint: Joint, element, doc: XmlDocument) -> None:
+    """<dynamics damping friction>, each 0 when absent and never negative."""
     dyn = element.find("dynamics")
     if dyn is None:
         return
@@ -202,6 +218,7 @@ def _dynamics(joint: Joint, element, doc: XmlDocument) -> None:
 
 
 def _limit(joint: Joint, element, doc: XmlDocument) -> None:
+    """<limit lower upper effort velocity> of a revolute or prismatic joint."""
     limit = element.find("limit")
     if limit is None or not joint.moving:
         return
@@ -220,6 +237,7 @@ def _limit(joint: Joint, element, doc: XmlDocument) -> None:
 
 
 def _mimic(joint: Joint, element, doc: XmlDocument) -> None:
+    """<mimic joint multiplier offset> (defaults 1 and 0)."""
     mimic = element.find("mimic")
     if mimic is None:
         return
@@ -244,6 +262,7 @@ def _origin(element, doc: XmlDocument, what: str) -> tuple:
 
 
 def _child(element, tag: str, what: str, doc: XmlDocument):
+    """The one child element ``tag`` that must be there."""
     found = element.find(tag)
     if found is None:
         raise NetlistError(f"{what}: <{element.tag}> has no <{tag}>", doc.loc(element))

@@ -76,6 +76,7 @@ def number(x: float, geometric: bool = False) -> str:
 
 
 def vector(values, geometric: bool = True) -> str:
+    """A netlist vector ``(x, y, z)``."""
     return "(" + ", ".join(number(v, geometric) for v in values) + ")"
 
 
@@ -126,6 +127,8 @@ class NetlistWriter:
         self.start = initial_values(mech, options)
 
     def text(self) -> str:
+        """The whole netlist: header, bodies, joints and their elements, run
+        directives."""
         lines = self._header()
         lines += self._bodies()
         lines += self._joints()
@@ -160,6 +163,8 @@ class NetlistWriter:
                                                       textwrap.wrap(text, WIDTH - 2)]
 
     def _bodies(self) -> list:
+        """A body line per body that moves (comments for the ground and merged
+        links), then .gravity."""
         lines = ["", "* --- bodies ---"]
         for body in self.mech.bodies:
             lines += self._merged(body)
@@ -186,6 +191,8 @@ class NetlistWriter:
         return lines
 
     def _body_line(self, body: Body) -> str:
+        """body NAME m= J= [Jp=], then its pose on continuation lines: pos=, q=
+        (unless unturned)."""
         J = body.tensor
         parts = [f"body {self.body_name[id(body)]} m={number(body.mass)}",
                  f"J={vector(np.diag(J), False)}"]
@@ -199,6 +206,8 @@ class NetlistWriter:
         return "\n+ ".join([" ".join(parts)] + pose)
 
     def _joints(self) -> list:
+        """The netlist joints and their flange elements, in tree order (fixed joints
+        are merged, floating ones free)."""
         lines = ["", "* --- joints ---"]
         for joint in self.mech.joints():
             if joint.kind == "fixed":
@@ -211,6 +220,8 @@ class NetlistWriter:
         return lines
 
     def _joint_lines(self, joint: Joint) -> list:
+        """The joint on its flange, then its damper, friction, stop and mimic
+        transformer."""
         name, flange = self.joint_name[joint.name], self.flange[joint.name]
         p, R = self.mech.joint_frame(joint)
         lines = [] if name == joint.name else [f"* joint {name}: {_quoted(joint.name)}"]
@@ -234,6 +245,8 @@ class NetlistWriter:
         return lines
 
     def _limit_lines(self, joint: Joint, name: str, flange: str) -> list:
+        """Effort and velocity limits as a comment; position limits as a stop,
+        critically damped for what the joint carries."""
         limit = joint.limit
         if limit is None:
             return []
@@ -257,6 +270,7 @@ class NetlistWriter:
         return lines
 
     def _run(self) -> list:
+        """The joints' initial positions and rates (.ic), .tran and .probe."""
         o = self.options
         lines = [""]
         angles = [f"{self.joint_name[j.name]}.{'angle' if j.rotational else 's'}"
@@ -297,4 +311,5 @@ def initial_values(mech: Mechanism, options: Options) -> dict:
 
 
 def _quoted(name: str) -> str:
+    """A URDF name as a comment quotes it."""
     return "'" + comment_text(name) + "'"

@@ -34,6 +34,7 @@ class XmlDocument:
         self.filename = filename
 
     def loc(self, element: ET.Element) -> Loc:
+        """Where the element's start tag is."""
         return self._locs.get(element, Loc(self.filename, 1, 1))
 
 
@@ -90,6 +91,7 @@ def _install_handlers(parser, builder: ET.TreeBuilder, locs: dict, filename: str
     a reference to an external entity raise _Refused."""
 
     def here() -> Loc:
+        """Where the parser is now."""
         return Loc(filename, parser.CurrentLineNumber, parser.CurrentColumnNumber + 1)
 
     def start(tag, attrs):
