@@ -1,4 +1,5 @@
-"""Command line: ``circuitsim run``, ``check``, ``equations``, ``op`` and ``linearize``.
+"""Command line: ``circuitsim run``, ``check``, ``equations``, ``op``, ``linearize`` and
+``import-urdf``.
 
 The only module that prints or exits. Exit codes: 0 success, 2 bad input (nothing was
 run), 3 solver failure or interrupt (results so far are written), 70 internal error.
@@ -48,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"circuitsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for add_command in (_run_parser, _check_parser, _equations_parser, _op_parser,
-                        _linearize_parser, _compare_parser, _export_fmu_parser):
+                        _linearize_parser, _compare_parser, _export_fmu_parser,
+                        _import_urdf_parser):
         add_command(sub)
     return p
 
@@ -206,6 +208,31 @@ def _linearize_parser(sub) -> None:
     lin.add_argument("--matrices", action="store_true", help="also print A, B, C, D")
 
 
+def _import_urdf_parser(sub) -> None:
+    imp = sub.add_parser("import-urdf", help="write a netlist from a URDF robot description",
+                         description="Write the netlist of a URDF robot description: a body "
+                         "per link (links joined by fixed joints merged), revolute and "
+                         "prismatic joints on flanges named after the URDF joints, their "
+                         "damping, friction and position limits as damper, friction and "
+                         "stop elements, mimic joints as transformers (docs/urdf.md).")
+    imp.add_argument("file", metavar="FILE", help="URDF file (.urdf)")
+    imp.add_argument("-o", "--out", metavar="FILE",
+                     help="write the netlist to FILE (default: to stdout)")
+    imp.add_argument("--floating-base", action="store_true",
+                     help="the root link is a free body (default: fixed to the ground)")
+    grav = imp.add_mutually_exclusive_group()
+    grav.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"),
+                      default=[0.0, 0.0, -9.81],
+                      help="the .gravity line, m/s^2 (default 0 0 -9.81)")
+    grav.add_argument("--no-gravity", action="store_true", help="write no .gravity line")
+    imp.add_argument("--tend", type=float, default=2.0, metavar="T",
+                     help="the .tran end time in seconds (default 2)")
+    for option, what in (("--q0", "positions (rad or m)"), ("--qd0", "rates (rad/s or m/s)")):
+        imp.add_argument(option, action="append", default=[], metavar="JOINT=VALUE,...",
+                         help=f"initial joint {what} by URDF joint name (default 0; the "
+                         "option may be repeated)")
+
+
 def _common(p) -> None:
     """The netlist and the options that run and check share."""
     p.add_argument("file", nargs="?", help="netlist file (.cir)")
@@ -244,7 +271,7 @@ def _check_options(args) -> None:
     for option in ("out", "animate", "plot_file"):
         if getattr(args, option, None) == "":
             _bad_option(f"--{option.replace('_', '-')}", "''", "an empty file name")
-    if args.max_elements is not None and args.max_elements < 1:
+    if getattr(args, "max_elements", None) is not None and args.max_elements < 1:
         _bad_option("--max-elements", args.max_elements, "give a positive number of elements")
     time = getattr(args, "time", None)
     if time is not None and not math.isfinite(time):
@@ -948,8 +975,57 @@ def _saved(args, save, what: str) -> int:
     return EXIT_SOLVER
 
 
+def _import_urdf(args) -> int:
+    """circuitsim import-urdf: the netlist of a URDF file, to -o or to stdout."""
+    from .bridges import urdf_to_netlist
+    if not (math.isfinite(args.tend) and args.tend > 0):
+        _bad_option("--tend", args.tend, "give a positive number of seconds")
+    if not all(math.isfinite(g) for g in args.gravity):
+        _bad_option("--gravity", " ".join(map(str, args.gravity)), "give three finite numbers")
+    starts = {option: _joint_values(args, option) for option in ("--q0", "--qd0")}
+    target = _writable(Path(args.out), "--out", [args.file]) if args.out else None
+    try:
+        text = urdf_to_netlist(args.file, floating_base=args.floating_base,
+                               gravity=None if args.no_gravity else args.gravity,
+                               t_end=args.tend, q0=starts["--q0"], qd0=starts["--qd0"])
+    except NetlistError as exc:
+        if exc.loc is not None:
+            raise
+        option = next((o for o in ("--qd0", "--q0") if exc.message.startswith(o[2:] + ":")),
+                      None)
+        shown = f"{option} {' '.join(getattr(args, option[2:]))}" if option else args.file
+        raise NetlistError(exc.message, Loc("<command line>", 1, 1, shown), exc.hint) from None
+    if target is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    return _saved(args, lambda path: _write_text(path, text), "netlist")
+
+
+def _joint_values(args, option: str) -> dict:
+    """--q0 / --qd0: JOINT=VALUE items (comma-separated, the option repeated) as
+    {joint: number}."""
+    values = {}
+    for item in (part for word in getattr(args, option[2:]) for part in word.split(",")
+                 if part.strip()):
+        name, eq, value = item.partition("=")
+        try:
+            number = float(value) if eq and name.strip() else math.nan
+        except ValueError:
+            number = math.nan
+        if not math.isfinite(number):
+            _bad_option(option, item, "give JOINT=VALUE with a finite number (SI: rad, m)")
+        values[name.strip()] = number
+    return values
+
+
+def _write_text(path: Path, text: str) -> None:
+    from .output.files import replaced_text
+    with replaced_text(path) as (fh, _):
+        fh.write(text)
+
+
 COMMANDS = {"run": _run, "check": _check, "equations": _equations, "op": _op,
-            "linearize": _linearize, "export-fmu": _export_fmu}
+            "linearize": _linearize, "export-fmu": _export_fmu, "import-urdf": _import_urdf}
 
 
 def _on_signal(signum, frame) -> None:

@@ -156,6 +156,8 @@ def _option_row(action) -> str:
         takes = ""
     else:
         metavar = action.metavar or action.dest.upper()
+        if isinstance(metavar, tuple):         # nargs=3 with one name per value
+            metavar = " ".join(metavar)
         takes = f"`{metavar}`" + (" ..." if action.nargs in ("+", "*") else "")
     return f"| {names} | {takes} | {(action.help or '').replace('|', '/')} |"
 

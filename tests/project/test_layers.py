@@ -291,3 +291,23 @@ def test_the_member_count_sees_methods_and_class_attributes():
     members = _class_members(PACKAGE / "elements" / "base.py", "ElementType")
     assert {"keyword", "ports", "is_body", "is_joint", "residual", "jacobian"} <= set(members)
     assert len(members) == len(set(members))
+
+
+EXPORTS = ("circuitsim.bridges.fmu", "circuitsim.bridges.fmu_slave")
+
+
+def test_bridges_write_text_and_use_only_the_errors_below():
+    """An import bridge (bridges/, but the exports) reads another format and returns
+    netlist text: of the layers below it uses only the errors and the rigid body's
+    inertia rule (elements/body.py). An export (the FMU) loads a netlist as a user does,
+    through the API. No layer imports a bridge but the API and the command line."""
+    allowed = ("circuitsim.bridges", "circuitsim.errors", "circuitsim.elements.body")
+    bad = [line for line in _violations("circuitsim.bridges",
+                                        lambda target: _in(target, *allowed))
+           if not line.startswith(tuple(e + " " for e in EXPORTS))]
+    assert not bad, "circuitsim.bridges imports:\n  " + "\n  ".join(bad)
+    users = [f"{module} imports {target}  ({where})"
+             for module, targets in sorted(IMPORTS.items())
+             if not _in(module, "circuitsim.bridges", "circuitsim.api", "circuitsim.cli")
+             for target, where in targets.items() if _in(target, "circuitsim.bridges")]
+    assert not users, "\n  ".join(users)
