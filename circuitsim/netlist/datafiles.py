@@ -198,7 +198,7 @@ class Series:
             raise NetlistError(
                 f"pwl(): the column '{self.column.label}' is {_a(units.describe(self.column.unit))}; "
                 f"here the values are {_a(units.describe(unit))} in {unit}",
-                self.column.loc, f"(the pwl() at {self.loc})")
+                self.column.loc, f"(the data file of pwl() at {self.loc})")
         return units.scale(self.values, 1.0 / target.factor)
 
 
@@ -228,8 +228,8 @@ class DataFile:
             self.columns = self._header(number, line, cells)
             first = next(lines, None)
             if first is None:
-                raise self.error(number + 1, 1, "the file holds no rows of numbers after "
-                                                "its header")
+                raise self.error(number, 1, "the file holds no rows of numbers after this "
+                                            "header", line)
             number, start, line = first
         self.y = self._grid_row(number, line) if grid else None
         self.y_line = (number, line)
@@ -468,12 +468,12 @@ class DataCache:
         try:
             size = os.path.getsize(path)
             if size > MAX_BYTES:
-                raise NetlistError(f"{what}: {path} is {size / 2**20:.0f} MB; a data file "
-                                   f"may hold at most {MAX_BYTES // 2**20} MB", loc)
+                raise NetlistError(f"{what}: {path} is {_size(size)}; a data file may hold "
+                                   f"at most {_size(MAX_BYTES)}", loc)
             if self.read + size > MAX_TOTAL_BYTES:
-                raise NetlistError(f"{what}: reading {path} would take the data read to "
-                                   f"{(self.read + size) / 2**20:.0f} MB; the limit is "
-                                   f"{MAX_TOTAL_BYTES // 2**20} MB", loc)
+                raise NetlistError(f"{what}: reading {path} would take the data files read "
+                                   f"to {_size(self.read + size)}; the limit is "
+                                   f"{_size(MAX_TOTAL_BYTES)}", loc)
             with open(path, "rb") as fh:
                 data = fh.read(MAX_BYTES + 1)
         except OSError as exc:
@@ -485,6 +485,14 @@ class DataCache:
             raise NetlistError(f"{what}: {path} has {lines} lines; a data file may hold at "
                                f"most {MAX_ROWS} rows", loc)
         return _decode(data, str(path), what, loc)
+
+
+def _size(n: int) -> str:
+    """Bytes for a message: '1.7 kB', '300 MB'."""
+    for unit, factor in (("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+        if n >= factor:
+            return f"{n / factor:.3g} {unit}"
+    return f"{n} bytes"
 
 
 def _decode(data: bytes, path: str, what: str, loc: Loc) -> str:
