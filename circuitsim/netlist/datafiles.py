@@ -195,10 +195,10 @@ class Series:
             return self.values
         target = units.parse_unit(unit)
         if self.column.quantity.dims[:4] != target.dims[:4]:       # an angle is a number
-            raise NetlistError(
-                f"pwl(): the column '{self.column.label}' is {_a(units.describe(self.column.unit))}; "
-                f"here the values are {_a(units.describe(unit))} in {unit}",
-                self.column.loc, f"(the data file of pwl() at {self.loc})")
+            written = _a(units.describe(self.column.unit))
+            raise NetlistError(f"pwl(): the column '{self.column.label}' is {written}; here "
+                               f"the values are {_a(units.describe(unit))} in {unit}",
+                               self.column.loc, f"(the data file of pwl() at {self.loc})")
         return units.scale(self.values, 1.0 / target.factor)
 
 
@@ -243,6 +243,12 @@ class DataFile:
         self.ncols = (len(self.y) + 1 if grid else len(self.columns) if self.columns
                       else len(cells))
         self.cells = self._numbers(text[start:])
+
+    def used_by(self, what: str, ref: Loc) -> "DataFile":
+        """This file, its messages naming the call ``what`` at ``ref`` (the netlist's
+        use that the next check is for)."""
+        self.what, self.ref = what, ref
+        return self
 
     def error(self, line: int, col: int, message: str, text: str | None = None):
         """A NetlistError at ``line``:``col`` of this file."""
@@ -563,6 +569,7 @@ def _bind_pwl(call: ast.Call, resolve: Resolve, cache: DataCache) -> None:
     column = keywords.get("column")
     key = pwl_column(column) if column is not None else None
     data = cache.get(resolve(file.value, file.loc, "pwl()"), False, "pwl()", file.loc)
+    data.used_by("pwl()", file.loc)
     call.data = data.series(key, column.value.loc if column is not None else None, file.loc)
 
 
@@ -571,6 +578,7 @@ def _table(spec, resolve: Resolve, cache: DataCache):
         return spec
     path = resolve(spec.file, spec.file_loc, f"{spec.name}()")
     data = cache.get(path, spec.name == "table2", f"{spec.name}()", spec.file_loc)
+    data.used_by(f"{spec.name}()", spec.file_loc)
     key = (data.path, spec)
     if key not in cache.made:
         cache.made[key] = data.table(spec) if spec.name == "table" else data.table2(spec)

@@ -212,7 +212,7 @@ def test_a_spline_table_valve_against_scipys_pchip(tank, options, bound):
         assert np.max(np.abs(res["p"] - inline["p"])) < 1e-6            # 6.8e-8
 
 
-# --- table2(): a map -------------------------------------------------------------------------------
+# --- table2(): a map ------------------------------------------------------------------------
 def bilinear(x, y):
     return 1.5 - 2.0 * x + 0.75 * y + 0.4 * x * y
 
