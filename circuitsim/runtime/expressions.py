@@ -3,7 +3,9 @@
 Nodes are immutable and compare by structure, so equal expressions can be grouped.
 Names may be dotted (``K1.x``); ``time`` is an ordinary name. The netlist front-end
 builds trees from brace expressions (:mod:`circuitsim.netlist.exprbuilder`); the
-elements compile and differentiate them at set-up.
+elements compile and differentiate them at set-up. A Func node may carry a lookup table
+(:mod:`circuitsim.runtime.tables`: ``table(x, file=...)`` as read from its file), which
+computes it and gives its derivative.
 """
 from __future__ import annotations
 
