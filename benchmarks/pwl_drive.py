@@ -8,11 +8,13 @@ rtol 1e-10, atol 1e-14 with every corner hit: the reference. Prints steps, resta
 rejected steps and wall time, and the largest error of the shaft speed and the armature
 current against (c), relative to their largest value, at the default tolerances; and (b) joined by a cubic spline (interp=spline). Then
 pwl of more points over the same run (parse and run timed apart: the netlist parser
-reads every number), and the cost of evaluating a pwl at one time against its length.
+reads every number), the same points read from a CSV file (pwl(file=...): the load and
+the run), and the cost of evaluating a pwl at one time against its length.
 
     python benchmarks/pwl_drive.py [points ...]      (default 500 2000 10000 50000 200000)
 """
 import sys
+import tempfile
 import time
 import timeit
 from pathlib import Path
@@ -88,6 +90,34 @@ def length_table(counts) -> None:
     print()
 
 
+def file_table(counts) -> None:
+    """The same ripple read from a CSV file (pwl(file=...)): the load (reading the file
+    and parsing the netlist) and the run, against the points written inline."""
+    print("| rows | read from the file | inline: parse | steps | restarts | run |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in counts:
+            times = np.linspace(0.0, TSTOP, n)
+            values = OFFSET + AMPLITUDE * np.sin(2 * np.pi * FREQ * times)
+            csv = Path(tmp) / f"supply{n}.csv"
+            csv.write_text("time [s], supply [V]\n" + "".join(
+                f"{float(t)!r}, {float(v)!r}\n" for t, v in zip(times, values)))
+            cir = Path(tmp) / f"motor{n}.cir"
+            cir.write_text(motor(f'pwl(file="{csv.name}")'))
+            start = time.perf_counter()
+            net = circuitsim.load(cir)
+            loaded = time.perf_counter()
+            res = net.simulate()
+            ran = time.perf_counter()
+            start_inline = time.perf_counter()
+            circuitsim.parse(motor(ripple_pwl(n)))
+            inline = time.perf_counter() - start_inline
+            s = res.stats
+            print(f"| {n} | {loaded - start:.3f} s | {inline:.3f} s | {s['nsteps']} | "
+                  f"{s['nrestart']} | {ran - loaded:.2f} s |", flush=True)
+    print()
+
+
 def evaluation_table() -> None:
     print("| pwl points | build | one evaluation |")
     print("|---|---|---|")
@@ -105,6 +135,7 @@ def evaluation_table() -> None:
 def main(counts):
     accuracy_table()
     length_table(counts or (500, 2000, 10_000, 50_000, 200_000))
+    file_table(counts or (10_000, 200_000))
     evaluation_table()
 
 

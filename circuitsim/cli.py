@@ -241,8 +241,9 @@ def _common(p) -> None:
                    "solver option (rtol=1e-9, atol, maxstep, h0, maxorder); several may "
                    "follow one --set")
     p.add_argument("--include-path", action="append", default=[], metavar="DIR",
-                   help="a directory .include may read from besides the netlist's own tree "
-                   "and the library (also: CIRCUITSIM_INCLUDE_PATH)")
+                   help="a directory .include and data files (pwl(file=...), table(...)) "
+                   "may read from besides the netlist's own tree and the library (also: "
+                   "CIRCUITSIM_INCLUDE_PATH)")
     p.add_argument("--max-elements", type=int, metavar="N",
                    help="refuse netlists that expand to more elements than this "
                    "(default 1000000, or CIRCUITSIM_MAX_ELEMENTS)")

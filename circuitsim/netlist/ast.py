@@ -46,10 +46,13 @@ class Vector(Value):
 @dataclass
 class Call(Value):
     """``name(arg, ..., key=value, ...)`` outside braces: a time function such as
-    ``step(0, 0, 12)``. ``args`` are the positional Values, ``keywords`` the Assigns."""
+    ``step(0, 0, 12)``. ``args`` are the positional Values, ``keywords`` the Assigns;
+    ``data`` what the file a ``pwl(file=...)`` names holds, read when the netlist is
+    loaded (:mod:`circuitsim.netlist.datafiles`)."""
     name: str = ""
     args: list = field(default_factory=list)
     keywords: list = field(default_factory=list)
+    data: object = field(default=None, repr=False, compare=False)
 
 
 @dataclass

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 
+from lark import Token
+
 from . import units
+from .datafiles import TABLE_FUNCTIONS, Keyword, table_call
 from ..errors import Loc, NetlistError, did_you_mean
 from ..runtime.expressions import CONSTANTS, FUNCTIONS, Binary, Func, Name, Num, Unary
 
@@ -68,17 +71,30 @@ class ExprBuilder:
             return Num(CONSTANTS[str(tok).lower()], str(tok))
         return Name(str(tok), self._loc(tok))
 
+    def kwarg(self, children):
+        """``key=value`` in a call: a quoted string, or an expression (a name, a number)."""
+        key, value = children
+        quoted = isinstance(value, Token)
+        return Keyword(str(key), str(value)[1:-1] if quoted else value, self._loc(key),
+                       quoted)
+
     def func(self, children):
         tok, args = children[0], tuple(children[1:])
         key = str(tok).lower()
         loc = self._loc(tok)
+        if key in TABLE_FUNCTIONS:
+            return table_call(key, list(args), loc)
+        keywords = [a for a in args if isinstance(a, Keyword)]
+        if keywords:
+            raise NetlistError(f"{key}() takes no keyword arguments", keywords[0].loc)
         if key in CONSTANTS and not args:
             return Num(CONSTANTS[key], f"{tok}()")
         if key in CIRCUIT_REFERENCES:
             return _circuit_reference(key, args, loc)
         if key not in FUNCTIONS:
             raise NetlistError(f"unknown function '{tok}' in expression", loc,
-                               did_you_mean(key, list(FUNCTIONS) + list(CONSTANTS)))
+                               did_you_mean(key, list(FUNCTIONS) + list(CONSTANTS)
+                                            + list(TABLE_FUNCTIONS)))
         lo, hi, _ = FUNCTIONS[key]
         if len(args) < lo or (hi is not None and len(args) > hi):
             want = (f"{lo} argument{'s' if lo > 1 else ''}" if lo == hi

@@ -7,6 +7,10 @@ directory, or in a directory allowed explicitly (``include_path`` / ``--include-
 ``CIRCUITSIM_INCLUDE_PATH``). A path outside is refused before the file is opened, so no
 line of it is ever echoed. The bytes read in all (includes counted each time) are
 bounded, so that files including each other many times cannot exhaust memory.
+
+The data files a netlist's calls name (``pwl(file=...)``, ``table(x, file=...)``) are
+confined the same way (:func:`confined`) and read as each file is parsed, once per load
+(:mod:`~circuitsim.netlist.datafiles`).
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Loc, NetlistError
-from . import ast
+from . import ast, datafiles
 from .parser import parse
 
 MAX_BYTES = 64 * 2**20          # netlist text read in all, includes counted each time
@@ -52,6 +56,7 @@ class Reader:
     allowed: list = field(default_factory=list)
     read: int = 0
     files: int = 0
+    data: datafiles.DataCache = field(default_factory=datafiles.DataCache)
 
     @classmethod
     def for_netlist(cls, filename: str, include_path=()) -> "Reader":
@@ -128,6 +133,12 @@ def load_statements(text: str, filename: str, include_path=(), _reader=None,
     if text.startswith(BOM):
         text = text[1:]
     tree = parse(text, filename)
+    if datafiles.MENTIONS_FILE.search(text):          # pwl(file=...), table(..., file=...)
+        datafiles.bind(tree.statements,
+                       lambda name, loc, func: confined(name, filename, reader, loc,
+                                                        f"{func}: file",
+                                                        f"{func}: data file not found"),
+                       reader.data)
     return _expand(tree.statements, filename, reader, _stack + (os.path.abspath(filename),))
 
 
@@ -154,27 +165,35 @@ def _expand(statements: list, filename: str, reader: Reader, stack: tuple) -> li
     return out
 
 
+def confined(name: str, filename: str, reader: Reader, loc: Loc, what: str,
+             missing: str) -> Path:
+    """The path of the file ``name`` written in ``filename`` (relative to its directory),
+    if ``reader`` permits it and it exists: what ``.include`` and a data file's
+    ``file=`` may read. ``what`` and ``missing`` word the errors (at ``loc``)."""
+    base = Path(filename).parent if not filename.startswith("<") else Path.cwd()
+    path = base / name
+    if not reader.permits(path, loc):
+        raise NetlistError(
+            f"{what} \"{name}\" is outside the netlist's directory and the library; "
+            "allow its directory with --include-path DIR (Python: include_path=[DIR]) "
+            "or the environment variable CIRCUITSIM_INCLUDE_PATH", loc)
+    try:
+        found = path.is_file()
+    except OSError as exc:                       # a name too long
+        raise NetlistError(f"cannot read {str(path)[:200]}: {exc.strerror}", loc) from None
+    if not found:
+        raise NetlistError(f"{missing}: {path}", loc)
+    return path
+
+
 def _resolve(st: ast.Directive, filename: str, reader: Reader) -> Path:
     if len(st.positional) != 1:
         raise NetlistError(f".{st.name} takes exactly one argument", st.loc)
     arg = st.positional[0]
     name = arg.value if isinstance(arg, ast.String) else arg.text
     if st.name == "include":
-        base = Path(filename).parent if not filename.startswith("<") else Path.cwd()
-        path = (base / name)
-        if not reader.permits(path, arg.loc):
-            raise NetlistError(
-                f".include \"{name}\" is outside the netlist's directory and the library; "
-                "allow its directory with --include-path DIR (Python: include_path=[DIR]) "
-                "or the environment variable CIRCUITSIM_INCLUDE_PATH", arg.loc)
-        try:
-            found = path.is_file()
-        except OSError as exc:                       # a name too long
-            raise NetlistError(f"cannot read {str(path)[:200]}: {exc.strerror}",
-                               arg.loc) from None
-        if not found:
-            raise NetlistError(f"included file not found: {path}", arg.loc)
-        return path
+        return confined(name, filename, reader, arg.loc, ".include",
+                        "included file not found")
     fname = name if name.endswith(".lib") else name + ".lib"
     if Path(fname).name != fname:
         raise NetlistError(f".lib takes a library name, not a path: got '{name}'; put the "

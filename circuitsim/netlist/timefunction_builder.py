@@ -4,7 +4,9 @@ A source or drive parameter may be a call such as ``step(0, 0, 12)`` or ``pwl(..
 a brace expression of ``time``, or a constant; :func:`make_time_function` checks the
 call against its signature, converts the arguments to SI and builds the function.
 A keyword argument (``pwl(..., breakpoints=jumps)``, ``pwl(..., interp=spline)``) is a choice written after the
-positional ones.
+positional ones. ``pwl(file="supply.csv", column=2)`` takes its points from a data file,
+read when the netlist was loaded (:mod:`~circuitsim.netlist.datafiles`): the same Pwl as
+the points written out.
 """
 from __future__ import annotations
 
@@ -30,17 +32,20 @@ SIGNATURES = {
     "pulse": (("v0", "v1", "delay", "rise", "fall", "width", "period"), 1),
     "pwl": (("t1", "v1", "t2", "v2", "..."), 0),
 }
-# name -> {keyword: its choices}
-KEYWORDS = {"pwl": {"breakpoints": Pwl.BREAKPOINTS, "interp": Pwl.INTERPOLATIONS}}
+# name -> {keyword: its choices (None: any value, read by the loader)}
+KEYWORDS = {"pwl": {"breakpoints": Pwl.BREAKPOINTS, "interp": Pwl.INTERPOLATIONS,
+                    "file": None, "column": None}}
 _TIME_ARGS = {"t0", "t1", "t2", "delay", "rise", "fall", "width", "period"}
 
 
 def make_time_function(value: ast.Value, convert_value: Convert, convert_time: Convert,
-                       loc: Loc) -> TimeFunction:
+                       loc: Loc, unit: str | None = None) -> TimeFunction:
     """A TimeFunction for a written value: a call such as ``step(0, 0, 12)``, a brace
     expression of ``time``, or a constant. ``convert_value`` turns an amplitude argument
-    into SI in the parameter's unit, ``convert_time`` a time argument into seconds.
-    Raises NetlistError (at ``loc`` or at the argument) for a bad call."""
+    into SI in the parameter's unit, ``convert_time`` a time argument into seconds;
+    ``unit`` is that SI unit (a data file's values are converted to it from the unit
+    its header gives). Raises NetlistError (at ``loc`` or at the argument) for a bad
+    call."""
     if isinstance(value, ast.Expr):
         return _from_expression(value, loc)
     if not isinstance(value, ast.Call):
@@ -51,6 +56,8 @@ def make_time_function(value: ast.Value, convert_value: Convert, convert_time: C
                            f"{', '.join(SIGNATURES)})", loc, did_you_mean(name, SIGNATURES))
     args = value.args
     keywords = _keywords(name, value.keywords, args)
+    if name == "pwl" and "file" in keywords:
+        return _pwl_file(value, keywords, unit)
     if name == "pwl":
         return _pwl(args, keywords, convert_value, convert_time, loc)
     names, optional = SIGNATURES[name]
@@ -79,7 +86,11 @@ def _keywords(name: str, assigns: list, args: list) -> dict:
             raise NetlistError(f"{name}(): keyword arguments come after the positional "
                                "ones", a.loc)
         choices = known[a.key]
-        choice = a.value.name if isinstance(a.value, ast.Ident) else a.value.text
+        if choices is None:
+            out[a.key] = a.value
+            continue
+        choice = (a.value.name if isinstance(a.value, ast.Ident) else
+                  a.value.value if isinstance(a.value, ast.String) else a.value.text)
         if choice not in choices:
             raise NetlistError(f"{name}(): {a.key} is one of {', '.join(choices)}; got "
                                f"'{choice}'", a.value.loc, did_you_mean(choice, choices))
@@ -135,6 +146,17 @@ def _pwl(args, keywords, convert_value, convert_time, loc) -> Pwl:
     values = [convert_value(a) for a in args[1::2]]
     _check_pwl_times(times, args)
     return Pwl(times, values, keywords.get("breakpoints"), keywords.get("interp"))
+
+
+def _pwl_file(call: ast.Call, keywords: dict, unit: str | None) -> Pwl:
+    """pwl(file=...): the points the loader read (``call.data``, a datafiles.Series),
+    the values in ``unit``."""
+    series = call.data
+    if series is None:     # a call not read by the loader: a setting on the command line
+        raise NetlistError("pwl(): its file is read where a netlist is loaded; write "
+                           "pwl(file=...) in the netlist", keywords["file"].loc)
+    return Pwl(series.times, series.in_unit(unit), keywords.get("breakpoints"),
+               keywords.get("interp"))
 
 
 def _check_pwl_times(times: np.ndarray, args: list) -> None:

@@ -203,9 +203,10 @@ def _read_unit(suffix: str):
         return None, type(exc), str(exc)
 
 
-def _scale(mantissa: float, factor: float) -> float:
+def scale(mantissa, factor: float):
     """mantissa * factor, dividing by 1/factor when that is an integer so that decimal
-    prefixes round as written (10u -> 1e-05, not 9.999999999999999e-06)."""
+    prefixes round as written (10u -> 1e-05, not 9.999999999999999e-06); ``mantissa``
+    may be an array (a data file's column)."""
     if 0.0 < factor < 1.0:
         inverse = round(1.0 / factor)
         if abs(inverse * factor - 1.0) < 1e-12:
@@ -254,16 +255,16 @@ def _to_si(mantissa: float, suffix: str, unit: str | None) -> float:
         if quantity is not None and prefix is not None:
             raise AmbiguousUnitError(_ambiguous(mantissa, suffix, prefix))
         if prefix is not None:
-            return _scale(mantissa, prefix)
+            return scale(mantissa, prefix)
         if quantity is not None:
-            return _scale(mantissa, quantity.factor)
+            return scale(mantissa, quantity.factor)
         raise UnitError(f"'{mantissa:g}{suffix}': {error}; expected a scale prefix "
                         "(f p n u m k meg g t) or a unit such as mm, kg, bar")
     target = parse_unit(unit)
     if quantity is not None and quantity.dims == target.dims:
-        return _scale(mantissa, quantity.factor / target.factor)
+        return scale(mantissa, quantity.factor / target.factor)
     if prefix is not None and (quantity is None or suffix in PREFIX_BEFORE_UNIT):
-        return _scale(mantissa, prefix)
+        return scale(mantissa, prefix)
     what = f"unit '{suffix}' does not fit here" if quantity is not None else str(error)
     raise UnitError(f"{what}: expected {_expected(unit)}")
 

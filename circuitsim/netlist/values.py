@@ -87,6 +87,8 @@ def _tree_dims(tree, dims: Mapping):
                 return None
             sign = 1 if op == "*" else -1
             return tuple(x + sign * y for x, y in zip(a, b))
+        case E.Func(table=table) if table is not None:
+            return None            # a table's values are SI numbers of no declared unit
         case E.Func(name=f, args=args):
             if f in _TRANSCENDENTAL:
                 return _DIMENSIONLESS
@@ -240,7 +242,8 @@ def to_time_value(value: ast.Value, scope, unit, what: str):
             tree = expressions.substitute(value.tree, {k: v for k, v in scope.items()
                                                        if k != "time"})
             value = ast.Expr(value.loc, value.text, tree)
-        return timefunction_builder.make_time_function(value, convert_value, convert_time, value.loc)
+        return timefunction_builder.make_time_function(value, convert_value, convert_time,
+                                                       value.loc, unit)
     return to_number(value, scope, unit, what)
 
 

@@ -120,8 +120,8 @@ machine has (under the element cap: a million elements take about 5 GB) stops wi
 `E_MEMORY` (exit 2, 3 for `run`), not a traceback.
 
 Environment: `CIRCUITSIM_PATH` (directories searched by `.lib` before the built-in
-library), `CIRCUITSIM_INCLUDE_PATH` (directories `.include` may read from besides the
-netlist's own directory tree and the library), `CIRCUITSIM_MAX_ELEMENTS` (the cap on
+library), `CIRCUITSIM_INCLUDE_PATH` (directories `.include` and data files may read
+from besides the netlist's own directory tree and the library), `CIRCUITSIM_MAX_ELEMENTS` (the cap on
 elements after subcircuit expansion, default 1000000), `CIRCUITSIM_KERNELS` (`auto`, the
 default: the compiled element kernels where numba is installed and their cache is warm,
 a cold cache compiled once in the background; `numpy`; `numba`: docs/solver.md,

@@ -3,7 +3,9 @@
 Nodes are immutable and compare by structure, so equal expressions can be grouped.
 Names may be dotted (``K1.x``); ``time`` is an ordinary name. The netlist front-end
 builds trees from brace expressions (:mod:`circuitsim.netlist.exprbuilder`); the
-elements compile and differentiate them at set-up.
+elements compile and differentiate them at set-up. A Func node may carry a lookup table
+(:mod:`circuitsim.runtime.tables`: ``table(x, file=...)`` as read from its file), which
+computes it and gives its derivative.
 """
 from __future__ import annotations
 
@@ -48,6 +50,18 @@ class Func:
     name: str          # lower-case
     args: tuple
     loc: Loc | None = field(default=None, compare=False)
+    # a lookup table (runtime.tables: ``table``, ``table2`` and their derivatives) called
+    # with ``args`` instead of FUNCTIONS[name]; None for the built-in functions
+    table: object = None
+
+    def with_args(self, args) -> "Func":
+        """The same function (and table) of other arguments."""
+        return Func(self.name, tuple(args), self.loc, self.table)
+
+
+def _function(node: Func):
+    """What computes a Func node: its table, or the numpy function of its name."""
+    return node.table if node.table is not None else FUNCTIONS[node.name][2]
 
 
 def _minimum(*a):
@@ -170,8 +184,8 @@ def _join_balancing(node, info, parts):
                 return Unary(op, parts[0])
             case Binary(op=op):
                 return Binary(op, parts[0], parts[1])
-            case Func(name=f, loc=loc):
-                return Func(f, tuple(parts), loc)
+            case Func():
+                return node.with_args(parts)
         return node
     _, (direct, inverse), inverted = info
     plain = [p for p, inv in zip(parts, inverted) if not inv]
@@ -270,8 +284,8 @@ def _eval(tree, env, loc):
             return np.negative(_eval(a, env, loc))
         case Binary(op=op, left=l, right=r):
             return _BINARY[op](_eval(l, env, loc), _eval(r, env, loc))
-        case Func(name=f, args=args):
-            return FUNCTIONS[f][2](*(_eval(a, env, loc) for a in args))
+        case Func(args=args):
+            return _function(tree)(*(_eval(a, env, loc) for a in args))
     raise TypeError(f"not an expression node: {tree!r}")
 
 
@@ -345,8 +359,8 @@ def power(a, b):
         else Binary("^", a, b)
 
 
-def func(name: str, *args):
-    tree = Func(name, tuple(args))
+def func(name: str, *args, table=None):
+    tree = Func(name, tuple(args), table=table)
     return _fold(tree) if all(isinstance(a, Num) for a in args) else tree
 
 
@@ -363,10 +377,38 @@ def substitute(tree, env: Mapping):
             return neg(substitute(a, env))
         case Binary(op=op, left=l, right=r):
             return _MAKE[op](substitute(l, env), substitute(r, env))
-        case Func(name=f, args=args, loc=loc):
-            new = func(f, *(substitute(a, env) for a in args))
-            return Func(f, new.args, loc) if isinstance(new, Func) else new
+        case Func(name=f, args=args):
+            new = func(f, *(substitute(a, env) for a in args), table=tree.table)
+            return tree.with_args(new.args) if isinstance(new, Func) else new
     return tree
+
+
+def tables(tree) -> list:
+    """The tables (``Func.table``) in the tree, in no particular order."""
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Func) and node.table is not None:
+            found.append(node.table)
+        stack.extend(_kids(node))
+    return found
+
+
+def replace_tables(tree, replace: Callable):
+    """The tree with the table ``t`` of each Func node replaced by ``replace(t)`` (the
+    netlist front-end puts the tables it has read in place of the calls as written)."""
+    def join(node, _, parts):
+        match node:
+            case Unary(op=op):
+                return Unary(op, parts[0])
+            case Binary(op=op):
+                return Binary(op, parts[0], parts[1])
+            case Func():
+                new = node.with_args(parts)
+                return new if new.table is None else \
+                    Func(new.name, new.args, new.loc, replace(new.table))
+        return node
+    return _postorder(tree, lambda node: (None, _kids(node)), join)
 
 
 # --- derivative -----------------------------------------------------------------------
@@ -379,7 +421,7 @@ def rename(tree, mapping: Mapping):
     if isinstance(tree, Binary):
         return Binary(tree.op, rename(tree.left, mapping), rename(tree.right, mapping))
     if isinstance(tree, Func):
-        return Func(tree.name, tuple(rename(a, mapping) for a in tree.args), tree.loc)
+        return tree.with_args(rename(a, mapping) for a in tree.args)
     return tree
 
 
@@ -401,6 +443,8 @@ def diff(tree, name: str):
             return sub(div(dl, r), div(mul(l, dr), power(r, Num(2.0))))
         case Binary(op="^", left=l, right=r):
             return _diff_power(l, r, name)
+        case Func(table=table) if table is not None:
+            return _diff_table(tree, name)
         case Func(name=f, args=args):
             return _diff_func(f, args, name)
     raise TypeError(f"not an expression node: {tree!r}")
@@ -412,6 +456,20 @@ def _diff_power(base, expo, name):
         return mul(mul(expo, power(base, sub(expo, Num(1.0)))), db)
     # u^v = exp(v log u): u^v (v' log u + v u'/u)
     return mul(power(base, expo), add(mul(de, func("log", base)), div(mul(expo, db), base)))
+
+
+def _diff_table(node: Func, name: str):
+    """d table(u)/d name = table'(u) u' (a map: the sum over its two arguments); a
+    derivative that is 0 everywhere (``derivative()`` or ``partial()`` gives None) drops."""
+    table, total = node.table, Num(0.0)
+    for axis, arg in enumerate(node.args):
+        du = diff(arg, name)
+        if _is(du, 0):
+            continue
+        slope = table.derivative() if len(node.args) == 1 else table.partial(axis)
+        if slope is not None:
+            total = add(total, mul(Func(node.name, node.args, node.loc, slope), du))
+    return total
 
 
 def _diff_func(f: str, args: tuple, name: str):
@@ -508,7 +566,8 @@ def _compiled(trees: list, arg_names, single: bool) -> Callable:
            f"        return {returned}\n")
     namespace = {"_np": np, "_f64": np.float64, "_plain": _PLAIN_NUMBERS,
                  "_inf": math.inf, "_nan": math.nan, "_fn_power": np.power,
-                 **{f"_fn_{k}": v[2] for k, v in FUNCTIONS.items()}}
+                 **{f"_fn_{k}": v[2] for k, v in FUNCTIONS.items()},
+                 **{slot: table for table, slot in shared.get(_TABLES, {}).items()}}
     exec(compile(src, "<expression>", "exec"), namespace)
     fn = namespace["_f"]
     fn.__doc__ = "; ".join(to_text(tree) for tree in trees)
@@ -548,6 +607,11 @@ def _statement(node, parts, slots, lines, shared) -> tuple:
         return _literal(value), value
     args = [text for text, _ in parts]
     match node:
+        case Func(table=table) if table is not None:    # a slot per table: _tab0, ...
+            tables = shared.setdefault(_TABLES, {})
+            slot = tables.setdefault(table, f"_tab{len(tables)}")
+            key = (slot, *args)
+            code = f"{slot}({', '.join(args)})"
         case Unary():
             key = ("-", args[0])
             code = f"-{args[0]}"
@@ -566,6 +630,9 @@ def _statement(node, parts, slots, lines, shared) -> tuple:
     return shared[key], None
 
 
+_TABLES = "tables"    # the key in ``shared`` of {table: its slot in the namespace}
+
+
 def _apply(node, values):
     """The node's operation on constant operands, as ``evaluate`` computes it."""
     match node:
@@ -573,8 +640,8 @@ def _apply(node, values):
             return np.negative(values[0])
         case Binary(op=op):
             return _BINARY[op](*values)
-        case Func(name=f):
-            return FUNCTIONS[f][2](*values)
+        case Func():
+            return _function(node)(*values)
     raise TypeError(f"not an expression node: {node!r}")
 
 
@@ -638,6 +705,7 @@ def to_text(tree) -> str:
             rt = f"({to_text(r)})" if right_paren else to_text(r)
             sep = f" {op} " if p == 1 else op
             return f"{lt}{sep}{rt}"
-        case Func(name=f, args=args):
-            return f"{f}({', '.join(to_text(a) for a in args)})"
+        case Func(name=f, args=args, table=table):
+            head = f if table is None else table.text
+            return f"{head}({', '.join(to_text(a) for a in args)})"
     raise TypeError(f"not an expression node: {tree!r}")

@@ -53,6 +53,32 @@ def test_dc_motor_flywheel():
     assert res["shaft"][-1] == pytest.approx(k * V / (R * b + k * k), rel=1e-3)
 
 
+def test_dc_motor_on_measured_data():
+    """dcmotor_measured.cir: the supply and the fan's torque read from CSV files (in ms,
+    V, rpm and mN*m). Against scipy's integration of the same two equations, with the
+    supply joined by straight lines (np.interp) and the fan by scipy's monotone cubic."""
+    from scipy.integrate import solve_ivp
+    from scipy.interpolate import PchipInterpolator
+    res = load_netlist("dcmotor_measured.cir").simulate(rtol=RTOL, atol=1e-12)
+    supply = np.loadtxt(NETLISTS / "dcmotor_supply.csv", delimiter=",", comments="#",
+                        skiprows=2)
+    fan = np.loadtxt(NETLISTS / "fan.csv", delimiter=",", comments="#", skiprows=2)
+    ts, vs = supply[:, 0] / 1000, supply[:, 1]
+    torque = PchipInterpolator(fan[:, 0] * 2 * np.pi / 60, fan[:, 1] / 1000)
+    R, L, k, J, b = 1.0, 0.5e-3, 0.05, 1e-4, 1e-5
+
+    def motor(t, y):
+        i, w = y
+        return [(np.interp(t, ts, vs) - R * i - k * w) / L, (k * i - b * w - torque(w)) / J]
+
+    ref = solve_ivp(motor, (0.0, 0.3), [0.0, 0.0], method="LSODA", rtol=1e-11, atol=1e-13,
+                    max_step=1e-4, t_eval=res.t).y
+    assert relative_error(res["La.i"], ref[0]) < REL_TOL          # 3.8e-8
+    assert relative_error(res["shaft"], ref[1]) < REL_TOL         # 1.3e-9
+    assert res["shaft"][-1] == pytest.approx(219.75, rel=1e-4)    # the steady speed
+    assert res.stats["nrestart"] == 0
+
+
 def _turning_points(t, x, v):
     idx = np.flatnonzero(np.sign(v[1:]) != np.sign(v[:-1]))
     return t[idx], x[idx]
