@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     for add_command in (_run_parser, _check_parser, _equations_parser, _op_parser,
                         _linearize_parser, _compare_parser, _export_fmu_parser,
-                        _import_urdf_parser):
+                        _import_urdf_parser, _import_mjcf_parser):
         add_command(sub)
     return p
 
@@ -220,16 +220,35 @@ def _import_urdf_parser(sub) -> None:
                      help="write the netlist to FILE (default: to stdout)")
     imp.add_argument("--floating-base", action="store_true",
                      help="the root link is a free body (default: fixed to the ground)")
+    _import_options(imp, "0 0 -9.81", "URDF")
+
+
+def _import_mjcf_parser(sub) -> None:
+    imp = sub.add_parser("import-mjcf", help="write a netlist from a MuJoCo model (MJCF), "
+                         "compiled by MuJoCo",
+                         description="Write the netlist of a MuJoCo model (MJCF, or a URDF "
+                         "as MuJoCo reads it), compiled by MuJoCo's own compiler (pip "
+                         "install circuitsim[mjcf]): a body per body, hinge and slide joints "
+                         "as revolute and prismatic joints, their damping, armature, "
+                         "frictionloss and range as damper, inertia or mass, friction and "
+                         "stop elements (docs/urdf.md, MJCF).")
+    imp.add_argument("file", metavar="FILE", help="MJCF file (.xml) or URDF file")
+    imp.add_argument("-o", "--out", metavar="FILE",
+                     help="write the netlist to FILE (default: to stdout)")
+    _import_options(imp, "the file's own", "MuJoCo")
+
+
+def _import_options(imp, gravity: str, names: str) -> None:
+    """The options the robot imports share: gravity, end time, initial joint values."""
     grav = imp.add_mutually_exclusive_group()
     grav.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"),
-                      default=[0.0, 0.0, -9.81],
-                      help="the .gravity line, m/s^2 (default 0 0 -9.81)")
+                      default=None, help=f"the .gravity line, m/s^2 (default {gravity})")
     grav.add_argument("--no-gravity", action="store_true", help="write no .gravity line")
     imp.add_argument("--tend", type=float, default=2.0, metavar="T",
                      help="the .tran end time in seconds (default 2)")
     for option, what in (("--q0", "positions (rad or m)"), ("--qd0", "rates (rad/s or m/s)")):
         imp.add_argument(option, action="append", default=[], metavar="JOINT=VALUE,...",
-                         help=f"initial joint {what} by URDF joint name (default 0; the "
+                         help=f"initial joint {what} by {names} joint name (default 0; the "
                          "option may be repeated)")
 
 
@@ -979,16 +998,31 @@ def _saved(args, save, what: str) -> int:
 def _import_urdf(args) -> int:
     """circuitsim import-urdf: the netlist of a URDF file, to -o or to stdout."""
     from .bridges import urdf_to_netlist
+    return _imported(args, lambda **options: urdf_to_netlist(
+        args.file, floating_base=args.floating_base, **options), [0.0, 0.0, -9.81])
+
+
+def _import_mjcf(args) -> int:
+    """circuitsim import-mjcf: the netlist of a MuJoCo model, to -o or to stdout."""
+    from .bridges.mjcf import AS_WRITTEN, mjcf_to_netlist
+    return _imported(args, lambda **options: mjcf_to_netlist(args.file, **options),
+                     AS_WRITTEN)
+
+
+def _imported(args, convert, default_gravity) -> int:
+    """The netlist ``convert(gravity=, t_end=, q0=, qd0=)`` gives for the import
+    options, written to -o or to stdout."""
     if not (math.isfinite(args.tend) and args.tend > 0):
         _bad_option("--tend", args.tend, "give a positive number of seconds")
-    if not all(math.isfinite(g) for g in args.gravity):
+    if args.gravity is not None and not all(math.isfinite(g) for g in args.gravity):
         _bad_option("--gravity", " ".join(map(str, args.gravity)), "give three finite numbers")
+    gravity = None if args.no_gravity else (args.gravity if args.gravity is not None
+                                            else default_gravity)
     starts = {option: _joint_values(args, option) for option in ("--q0", "--qd0")}
     target = _writable(Path(args.out), "--out", [args.file]) if args.out else None
     try:
-        text = urdf_to_netlist(args.file, floating_base=args.floating_base,
-                               gravity=None if args.no_gravity else args.gravity,
-                               t_end=args.tend, q0=starts["--q0"], qd0=starts["--qd0"])
+        text = convert(gravity=gravity, t_end=args.tend, q0=starts["--q0"],
+                       qd0=starts["--qd0"])
     except NetlistError as exc:
         if exc.loc is not None:
             raise
@@ -1026,7 +1060,8 @@ def _write_text(path: Path, text: str) -> None:
 
 
 COMMANDS = {"run": _run, "check": _check, "equations": _equations, "op": _op,
-            "linearize": _linearize, "export-fmu": _export_fmu, "import-urdf": _import_urdf}
+            "linearize": _linearize, "export-fmu": _export_fmu, "import-urdf": _import_urdf,
+            "import-mjcf": _import_mjcf}
 
 
 def _on_signal(signum, frame) -> None:

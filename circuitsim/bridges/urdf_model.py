@@ -80,6 +80,7 @@ class Joint:
     axis: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
     damping: float = 0.0
     friction: float = 0.0
+    armature: float = 0.0         # a rotor's inertia (mass) on the joint (MJCF only)
     dynamics_loc: Loc | None = None
     limit: Limit | None = None
     mimic: Mimic | None = None

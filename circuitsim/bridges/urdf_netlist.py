@@ -33,6 +33,12 @@ FRICTION_VEPS = 1e-4                 # friction's regularisation velocity (the e
 ROUND = 15                           # significant digits written
 TINY = 1e-15                         # geometric rounding residue written as 0
 WIDTH = 90                           # comment lines wrapped to this width
+SOURCE_TAGS = {   # what the header names: damping, friction, limits, the last element
+    "import-urdf": ("<dynamics damping>", "<dynamics friction>", "<limit>",
+                    "<mimic> a transformer to the mimicked joint's flange"),
+    "import-mjcf": ("damping", "frictionloss", "range", "armature an inertia (a mass) "
+                    "against the ground; actuators, geoms and contacts are not imported"),
+}
 
 
 @dataclass
@@ -44,6 +50,7 @@ class Options:
     t_end: float = 2.0
     q0: dict = field(default_factory=dict)     # URDF joint name -> rad or m
     qd0: dict = field(default_factory=dict)    # URDF joint name -> rad/s or m/s
+    tool: str = "import-urdf"                  # the command named in the header
 
 
 class Names:
@@ -148,17 +155,17 @@ class NetlistWriter:
         root = ("a free body (--floating-base)" if o.floating_base
                 else "fixed to the ground 0")
         gravity = "none" if o.gravity is None else vector(o.gravity, False) + " m/s^2"
-        text = (f"Imported from {source} by circuitsim import-urdf (docs/urdf.md). Root link "
+        tags = SOURCE_TAGS[o.tool]
+        text = (f"Imported from {source} by circuitsim {o.tool} (docs/urdf.md). Root link "
                 f"{root}; gravity {gravity}; .tran {number(o.t_end)} s; joint positions and "
                 "rates start at 0 but where a .ic line says. A body per link (links joined "
                 "by fixed joints merged into one) at its centre of mass, turned as its "
                 "inertial frame; a joint at its frame's origin, its axis in the world; all "
-                "as at q = 0. On each joint's flange <joint>_w (prismatic: _v): <dynamics "
-                "damping> a damper, <dynamics friction> friction (Coulomb, veps "
-                f"{number(FRICTION_VEPS)}), <limit> a stop (k {_short(LIMIT_K[True])} "
+                f"as at q = 0. On each joint's flange <joint>_w (prismatic: _v): {tags[0]} "
+                f"a damper, {tags[1]} friction (Coulomb, veps "
+                f"{number(FRICTION_VEPS)}), {tags[2]} a stop (k {_short(LIMIT_K[True])} "
                 f"N*m/rad or {_short(LIMIT_K[False])} N/m, c = 2*sqrt(k*I): critical for "
-                "the inertia or mass I the joint carries at q = 0), <mimic> a transformer "
-                "to the mimicked joint's flange.")
+                f"the inertia or mass I the joint carries at q = 0), {tags[3]}.")
         return [f".title {title} (from {source})"] + ["* " + line for line in
                                                       textwrap.wrap(text, WIDTH - 2)]
 
@@ -235,6 +242,10 @@ class NetlistWriter:
         if joint.friction > 0:
             lines.append(f"friction {self.names.new(name + '_friction')} {flange} 0 "
                          f"Fc={number(joint.friction)} veps={number(FRICTION_VEPS)}")
+        if joint.armature > 0:                 # J q'' (m s'') against the ground
+            element, value = ("inertia", "J") if joint.rotational else ("mass", "m")
+            lines.append(f"{element} {self.names.new(name + '_armature')} {flange} "
+                         f"{value}={number(joint.armature)}")
         lines += self._limit_lines(joint, name, flange)
         if joint.mimic is not None:
             m = joint.mimic
