@@ -73,6 +73,16 @@ class CircuitsimSlave(Fmi2Slave):
 
     def exit_initialization_mode(self):
         os.environ.setdefault("CIRCUITSIM_KERNELS", "numpy")   # no compile in a host
+        from circuitsim.errors import CircuitsimError
+        try:
+            self._start()
+        except CircuitsimError as exc:        # a parameter value the netlist refuses, ...
+            self.log(f"the model could not start: {exc}", Fmi2Status.error)
+            raise
+
+    def _start(self) -> None:
+        """The case with the master's parameters, its run started with the inputs set so
+        far."""
         import circuitsim
         spec = self.spec
         net = circuitsim.load(self.folder / spec["netlist"])

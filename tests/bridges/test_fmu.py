@@ -198,3 +198,14 @@ def test_the_model_script_reads_the_interface_file_the_exporter_writes():
     assert f'INTERFACE = "{exporter.INTERFACE}"' in exporter.SLAVE.read_text()
     assert exporter.fmi_names(["La.i", "1x.y", "a-b", "La.i"]) == ["La.i", "_1x.y", "a_b",
                                                                     "La.i_2"]
+
+
+def test_a_parameter_the_netlist_refuses_is_logged_by_the_fmu(fmu):
+    fmpy = pytest.importorskip("fmpy")
+    messages = []
+    with pytest.raises(Exception):
+        fmpy.simulate_fmu(str(fmu), stop_time=0.01, start_values={"J": -1.0},
+                          debug_logging=True,
+                          logger=lambda *args: messages.append(args[-1].decode()))
+    logged = "\n".join(messages)
+    assert "the model could not start" in logged and "J" in logged
