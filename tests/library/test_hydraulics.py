@@ -1,5 +1,6 @@
-"""The hydraulics library (.lib hydraulics: chamber, orifice, valve, propvalve, pump,
-cylinder) against the static force balance and the laws stated in its header."""
+"""The hydraulics library (.lib hydraulics: chamber, orifice, valve, propvalve, relief,
+check, pump, cylinder) against the static force balance and the laws stated in its
+header."""
 import numpy as np
 import pytest
 from scipy.optimize import brentq
@@ -247,3 +248,65 @@ V Ps s 0 V=50bar
 valve U1 s 0 u={u}
 .tran 0.1
 """).simulate()
+
+
+def relief_flow(p, pcrack, override, area=A):
+    """The relief valve's law (hydraulics.lib header): the orifice law scaled by
+    ue = leak + (1 - leak)*clip((p - pcrack)/override, 0, 1)."""
+    return valve_flow(p, (p - pcrack) / override, area=area)
+
+
+@pytest.mark.parametrize("q", [2e-5, 1e-4, 5e-4])
+def test_relief_valve_holds_the_pressure_within_its_override(q):
+    """A pump of flow q into a chamber relieved to tank: the pressure settles where the
+    valve passes q, between the cracking pressure and cracking + override (the root of
+    the valve law, found here by brentq)."""
+    pcrack, override = 100e5, 10e5
+    net = circuitsim.parse(f"""
+.lib hydraulics
+pump P1 p Q={q}
+chamber C1 p V=1e-5
+relief RV p 0 pcrack=100bar override=10bar
+.tran 1 10m
+""")
+    res = net.simulate(**TIGHT)
+    steady = brentq(lambda p: relief_flow(p, pcrack, override) - q, pcrack,
+                    pcrack + override, xtol=1e-6)
+    assert relerr(net.simulate()["p"][-1], steady) < 1e-5      # default tolerances
+    assert pcrack < res["p"][-1] < pcrack + override
+    assert relerr(res["p"][-1], steady) < 1e-6
+    assert relerr(res["RV.Q.i"][-1], q) < 1e-6
+    # below the cracking pressure the valve passes only its leak: the chamber fills at
+    # dp/dt = q*beta/V until it cracks, t = pcrack*V/(q*beta)
+    t_crack = pcrack * 1e-5 / (q * 1.5e9)
+    before = res.t < 0.9 * t_crack
+    assert np.allclose(res["p"][before], q * 1.5e9 / 1e-5 * res.t[before], rtol=1e-4,
+                       atol=1.0)
+
+
+def test_check_valve_passes_forward_flow_and_blocks_reverse_flow():
+    """Forward, beyond cracking + opening pressure: the full orifice law. Reverse: a
+    charged chamber behind the valve holds its pressure, losing only the leak:
+    (V/beta) dp/dt = -leak*k*sqrt(p) for p >> ptr, so sqrt(p) falls linearly,
+    sqrt(p(t)) = sqrt(p0) - (beta/V)*leak*k*t/2, k = Cd*A*sqrt(2/rho)."""
+    forward = circuitsim.parse("""
+.lib hydraulics
+V Vin a 0 V=2e5 domain=hydraulic
+check CV a 0
+.tran 1m
+""").simulate(**TIGHT)
+    assert relerr(forward["CV.Q.i"][-1], valve_flow(2e5, 1.0)) < 1e-9
+    p0, volume, beta = 50e5, 1e-5, 1.5e9
+    reverse = circuitsim.parse(f"""
+.lib hydraulics
+check CV 0 p
+chamber C1 p V={volume}
+.ic p={p0}
+.tran 10 0.1
+""").simulate(**TIGHT)
+    k = CD * A * np.sqrt(2 / RHO)
+    exact = (np.sqrt(p0) - beta / volume * LEAK * k * reverse.t / 2) ** 2
+    assert relerr(reverse["p"], exact) < 1e-6
+    # blocked: backwards it passes the leak's share of what it passes forwards
+    assert relerr(-reverse["CV.Q.i"][0], LEAK / opening(1.0) * valve_flow(p0, 1.0)) < 1e-6
+    assert np.all(reverse["CV.Q.i"] < 0)                   # the leak flows back, p -> 0
