@@ -52,9 +52,6 @@ class ElementType:
     # ``imposed_potential(t, p)`` -> (N,) (the start-up holds grounded nodes at it, the
     # assembler differences it for the prescribed rates); '' neither.
     imposes: ClassVar[str] = ""
-    # Its power comes from outside the circuit (sources, behavioural sources, applied
-    # forces and torques): the run report's power balance counts it as input.
-    supplies_power: ClassVar[bool] = False
     # It reports a stored energy but also dissipates (a spring with damping): the power
     # balance counts its absorbed work minus the change of its energy as dissipation.
     dissipating_store: ClassVar[bool] = False
@@ -94,6 +91,13 @@ class ElementType:
     linear: ClassVar[bool] = False
 
     # --- structure -------------------------------------------------------------------
+    @classmethod
+    def supplies_power(cls, p) -> bool:
+        """Whether the group's power comes from outside the circuit (sources, applied
+        forces and torques, behavioural sources but those declared a loss): the run
+        report's power balance counts it as input, not as dissipation."""
+        return False
+
     @classmethod
     def group_key(cls, inst: ElementInstance):
         """Instances with equal keys are evaluated together (same local layout)."""

@@ -12,6 +12,9 @@ Parameters
     name (``K1.x``, ``L1.i``) or ``i(X)`` (= ``X.i``), and the functions of brace
     expressions. Its value is taken in SI units of the flow (or potential).
     domain: the domain of a and b where no other element fixes it (default electrical).
+    power: what the power it absorbs is, for the run report's power balance: ``source``
+       (default: it comes from or goes outside the circuit, an input) or ``loss`` (it is
+       dissipated: an orifice, a valve, a nonlinear damper written as a B source).
 Internal variables
     i (algebraic): the flow from a through the source to b.
 Equations
@@ -39,18 +42,21 @@ from .capacitor import _P_UNITS
 from .resistor import _FLOW
 
 FLOW, POTENTIAL = "I", "V"
+SOURCE, LOSS = "source", "loss"
 
 
 class Behavioural(ElementType):
     keyword = "B"
-    supplies_power = True
     description = "behavioural source: flow I = {expr} or potential V = {expr}"
     ports = (Port("a"), Port("b"))
     params = (Param("I", _FLOW, default=None, kind="expr",
                     description="flow from a to b as an expression"),
               Param("V", _P_UNITS, default=None, kind="expr",
                     description="potential difference p_a − p_b as an expression"),
-              domain_param())
+              domain_param(),
+              Param("power", "1", default=SOURCE, kind="choice", choices=(SOURCE, LOSS),
+                    description="its power in the run report: source (an input) or loss "
+                    "(dissipated)"))
     states = (State("i", _FLOW, False, "flow from a through the source to b"),)
 
     @staticmethod
@@ -66,9 +72,13 @@ class Behavioural(ElementType):
                              f"V={{...}} (a potential)", inst.loc)
 
     @classmethod
+    def supplies_power(cls, p) -> bool:
+        return not p.loss
+
+    @classmethod
     def group_key(cls, inst):
         mode, tree = cls._mode_tree(inst)
-        return (mode, expressions.to_text(tree))
+        return (mode, expressions.to_text(tree), inst.params.get("power", SOURCE))
 
     @classmethod
     def extra_vars(cls, inst):
@@ -82,7 +92,7 @@ class Behavioural(ElementType):
         refs = cls.extra_vars(instances[0])
         args = ["time"] + refs
         return SimpleNamespace(
-            mode=mode, nrefs=len(refs),
+            mode=mode, nrefs=len(refs), loss=instances[0].params.get("power") == LOSS,
             f=expressions.compile_(tree, args),
             df=expressions.compile_group([expressions.diff(tree, r) for r in refs], args))
 

@@ -28,7 +28,6 @@ from .frames import NV, Q, V, W, arm, cross, local_offset, skew
 
 class Force(ElementType):
     keyword = "force"
-    supplies_power = True
     description = "force at a point of a frame, global components"
     ports = (Port("frame", frame=True),)
     params = (Param("F", "N", description="force (fx, fy, fz), global", kind="timevector",
@@ -37,6 +36,10 @@ class Force(ElementType):
                     "(default: centre of mass)", kind="vector", size=3))
     pattern = np.zeros((NV, NV), dtype=bool)
     pattern[3:6, 9:13] = True
+
+    @classmethod
+    def supplies_power(cls, p) -> bool:
+        return True
 
     @classmethod
     def link(cls, inst, frames):

@@ -32,9 +32,12 @@ class FlowSource(ElementType):
               domain_param())
     outputs = (Output("v", _P_UNITS, "potential difference p_a − p_b"),)
     imposes = "flow"
-    supplies_power = True
     positional_param = "I"
     pattern = np.zeros((2, 2), dtype=bool)
+
+    @classmethod
+    def supplies_power(cls, p) -> bool:
+        return True
 
     @classmethod
     def residual(cls, t, x, xp, p):

@@ -25,12 +25,15 @@ from .frames import NV, W
 
 class Torque(ElementType):
     keyword = "torque"
-    supplies_power = True
     description = "torque on a frame, global components"
     ports = (Port("frame", frame=True),)
     params = (Param("M", "N*m", description="torque (mx, my, mz), global", kind="timevector",
                     size=3),)
     pattern = np.zeros((NV, NV), dtype=bool)
+
+    @classmethod
+    def supplies_power(cls, p) -> bool:
+        return True
 
     @classmethod
     def residual(cls, t, x, xp, p):

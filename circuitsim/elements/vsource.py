@@ -37,9 +37,12 @@ class PotentialSource(ElementType):
     states = (State("i", _FLOW, False, "flow from a through the source to b"),)
     outputs = (Output("P", "W", "power delivered by the source, −V·i"),)
     imposes = "potential"
-    supplies_power = True
     positional_param = "V"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 0]], dtype=bool)
+
+    @classmethod
+    def supplies_power(cls, p) -> bool:
+        return True
 
     @classmethod
     def imposed_potential(cls, t, p):

@@ -8,7 +8,8 @@
 - power balance of the whole circuit. Every element's absorbed power is the sum over its
   port nodes of potential × the flow it draws from the node (its contribution to the
   node's flow balance). Elements are inputs (potential and flow sources, behavioural
-  sources, applied forces and torques: ``supplies_power``), stores (those reporting a
+  sources but those declared ``power=loss``, applied forces and torques:
+  ``supplies_power``), stores (those reporting a
   stored energy: capacitances, inductances, masses, inertias, springs, bodies, 3D
   springs) or the rest (dissipation and ideal transfer: resistors, dampers, friction,
   stops, transformers, joints); a store that also dissipates (a 3D spring with damping:
@@ -32,6 +33,8 @@ from ..elements.declarations import FLOW_UNIT, FRAME_VARS
 QUATERNION = slice(FRAME_VARS.index("q0"), FRAME_VARS.index("q3") + 1)
 
 REPORT_WORST = 5
+LOSS_SHOWN = 1e-6         # an element's dissipated work named when above this share of
+                          # the energy scale (ideal transfers absorb rounding only)
 SINGULAR_SAMPLES = 2000   # recorded points examined for singular configurations, at most
 SINGULAR_MAX_ROWS = 600   # larger mechanisms are not examined (a dense SVD per point)
 SINGULAR_DIP = 0.25       # a local minimum of the conditioning below this share of its
@@ -90,6 +93,12 @@ class RunReport:
                          f"scale {e['scale']:.3g} J)")
             lines.append(f"    stored energy from the ports' power {e['W_store']:.6g} J vs from "
                          f"the states {e['dE']:.6g} J")
+            if e.get("losses"):
+                shown = e["losses"][:REPORT_WORST]
+                more = len(e["losses"]) - len(shown)
+                lines.append("    dissipated by: " + ", ".join(
+                    f"{name} {work:.4g} J" for name, work in shown)
+                    + (f" and {more} more" if more > 0 else ""))
         if self.warnings:
             lines.append(f"  warnings: {len(self.warnings)}")
         return "\n".join(lines)
@@ -156,10 +165,10 @@ def _kirchhoff(system, t, y, yp) -> list:
     return out
 
 
-def _category(etype) -> str:
-    if etype.supplies_power:
+def _category(g) -> str:
+    if g.etype.supplies_power(g.p):
         return "source"
-    if any(o.kind == "energy" for o in etype.outputs):
+    if any(o.kind == "energy" for o in g.etype.outputs):
         return "store"
     return "other"
 
@@ -172,16 +181,21 @@ def _power_balance(system, t, Y, YP, col, data) -> dict:
     node_rows[list(_node_rows(system))] = True
     power = {"source": np.zeros(len(t)), "store": np.zeros(len(t)), "other": np.zeros(len(t))}
     store_losses = 0.0
+    losses = []                       # (element, work it dissipated) of the "other" kind
     for g in system.groups:
-        absorbed = np.zeros(len(t))
+        each = np.zeros((len(t), len(g.instances)))     # power absorbed per instance
         for k in range(len(t)):
             ye, ype = system._extend(Y[k]), system._extend(YP[k], constants=False)
             F = g.etype.residual(t[k], ye[g.var_idx], ype[g.var_idx], g.p)
             F = F.reshape(g.row_idx.shape)
             potential = np.where(node_rows[g.row_idx], ye[g.row_idx], 0.0)
-            absorbed[k] = float(np.sum(potential * F))
-        kind = _category(g.etype)
+            each[k] = np.sum(potential * F, axis=1)
+        absorbed = each.sum(axis=1)
+        kind = _category(g)
         power[kind] += absorbed
+        if kind == "other":
+            work = _trapezoid(each, t, axis=0)
+            losses += [(inst.name, float(w)) for inst, w in zip(g.instances, work)]
         if kind == "store" and g.etype.dissipating_store:
             own = [col[f"{inst.name}.{o.name}"] for inst in g.instances
                    for o in g.etype.outputs if o.kind == "energy"]
@@ -197,5 +211,7 @@ def _power_balance(system, t, Y, YP, col, data) -> dict:
     scale = max(abs(W_in), abs(W_diss), abs(dE),
                 float(np.max(np.abs(data[:, energy_cols]).sum(axis=1))) if energy_cols else 0.0,
                 1e-300)
+    named = sorted((item for item in losses if abs(item[1]) > LOSS_SHOWN * scale),
+                   key=lambda item: -abs(item[1]))
     return {"W_in": W_in, "W_diss": W_diss, "dE": dE, "W_store": W_store, "error": error,
-            "scale": scale, "relative": abs(error) / scale}
+            "scale": scale, "relative": abs(error) / scale, "losses": named}

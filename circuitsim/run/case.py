@@ -205,7 +205,7 @@ def _diagnostics(system: System, names: list, data: np.ndarray) -> dict:
             and len(data) else None,
             "gap_max": float(np.max(data[:, gaps])) if gaps and len(data) else None,
             # sources, behavioural sources or applied loads do work on the circuit
-            "driven": any(g.etype.supplies_power for g in system.groups),
+            "driven": any(g.etype.supplies_power(g.p) for g in system.groups),
             "forces": forces}
 
 
