@@ -45,7 +45,7 @@ def figures() -> dict:
         "writes every variable at every 10 ms (`.tran 5 10m`) to `lg.csv`, the plot to "
         "`lg.png`, and a report: per-joint constraint violation (below "
         f"{_bound(violation)} m here), quaternion norms, Kirchhoff residuals and the power "
-        f"balance — input {e['W_in'] / 1e3:.3g} kJ = dissipated {e['W_diss']:.3g} J + "
+        f"balance — input {e['W_in'] / 1e3:.3g} kJ = dissipated {e['W_diss'] / 1e3:.3g} kJ + "
         f"stored {e['dE'] / 1e3:.3g} kJ, closing to {e['relative']:.1e} of the energy (the "
         "trapezoid over the recorded points, which an end stop's short impact falls "
         "between: `.tran 5 1m` closes it about five times better). Variables are named by "
