@@ -34,6 +34,7 @@ def infer_domains(pending: list) -> dict:
             uf.union(*nodes)
 
     allowed: dict = {}      # root -> (set of domains, the element that last narrowed it)
+    narrowed_by: dict = {}  # root -> the port of that element
     for el in pending:
         chosen = _chosen_domain(el)
         for port, node in el.scalar:
@@ -44,8 +45,8 @@ def infer_domains(pending: list) -> dict:
             have, who = allowed.get(root, (None, None))
             new = set(domains) if have is None else have & set(domains)
             if not new and SIGNAL in set(domains) | have:
-                raise NetlistError(_signal_mismatch(node, el, port, domains, who, have),
-                                   el.loc)
+                raise NetlistError(_signal_mismatch(node, el, port, domains, who,
+                                                    narrowed_by[root], have), el.loc)
             if not new:
                 raise NetlistError(
                     f"domain mismatch at node '{node}': {el.type.keyword} {el.name} "
@@ -54,6 +55,7 @@ def infer_domains(pending: list) -> dict:
                     f"{' or '.join(sorted(have))}; connect different domains through a "
                     "transducer (transformer, gyrator)", el.loc)
             allowed[root] = (new, el)
+            narrowed_by[root] = port
 
     for el in pending:            # an any-domain element (R C L V I B) is physical
         if _chosen_domain(el) is not None:
@@ -82,16 +84,14 @@ def infer_domains(pending: list) -> dict:
     return result
 
 
-def _signal_mismatch(node, el, port, domains, who, have) -> str:
+def _signal_mismatch(node, el, port, domains, who, who_port, have) -> str:
     """The message of a signal port on a physical node (or the reverse)."""
+    here = f"{el.type.keyword} {el.name} (port {port.name})"
+    there = f"{who.type.keyword} {who.name} (port {who_port.name}){_where(who.loc, el.loc)}"
     if SIGNAL in domains:
-        signal_side, physical_side = f"{el.type.keyword} {el.name} (port {port.name})", \
-            f"{who.type.keyword} {who.name}{_where(who.loc, el.loc)}"
-        physical = " or ".join(sorted(have))
+        signal_side, physical_side, physical = here, there, " or ".join(sorted(have))
     else:
-        signal_side, physical_side = (f"{who.type.keyword} {who.name}{_where(who.loc, el.loc)}",
-                                      f"{el.type.keyword} {el.name} (port {port.name})")
-        physical = " or ".join(domains)
+        signal_side, physical_side, physical = there, here, " or ".join(domains)
     return (f"signal port on a physical node '{node}': {signal_side} is a signal, "
             f"{physical_side} makes the node {physical}; read a physical quantity "
             "with a sensor (psense, fsense, sense) and drive a physical element with a "
@@ -126,7 +126,9 @@ def check_signals(pending: list, domains: dict, first_use: dict) -> None:
             raise NetlistError(
                 f"signal node '{node}' is read by {reader.type.keyword} {reader.name} but no "
                 "block output drives it (misspelt node? give it a source: a gain, a "
-                "sensor, a sigsrc ...)", first_use.get(node, reader.loc))
+                "sensor, a sigsrc ...)", first_use.get(node, reader.loc),
+                did_you_mean(node, [n for n, (d, _) in domains.items()
+                                    if d == SIGNAL and n != node]))
 
 
 def _chosen_domain(el) -> tuple | None:

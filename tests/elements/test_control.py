@@ -2,11 +2,14 @@
 integrator's anti-windup, a PID speed loop, the sensors and the signal sources, each
 against a closed form or an independent integration, at the default and at tight
 tolerances."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
 import circuitsim
+from circuitsim.errors import NetlistError
 
 from helpers import zero_crossings
 
@@ -123,3 +126,65 @@ def test_pid_speed_loop_against_independent_integration(aw, tol, bound):
     assert np.max(np.abs(res["C.xi"] - ref[1])) / np.max(np.abs(ref[1])) < bound
     assert np.max(res["u"]) == pytest.approx(1.2, abs=1e-12)   # it did saturate
     assert res["w"][-1] == pytest.approx(1.0, abs=1e-3)         # and settled
+
+
+def _clamped_rate(r, v, lower, upper):
+    """The clamp law (3) of pid: the integral's rate r, stopped beyond a limit."""
+    delta = 1e-9 * max(1, abs(lower), abs(upper))
+    ramp = lambda z: min(max(z / delta + 1, 0.0), 1.0)     # noqa: E731
+    return r - max(r, 0) * ramp(v - upper) - min(r, 0) * ramp(lower - v)
+
+
+def test_speed_loop_with_current_limit_against_independent_integration():
+    """netlists/speed_loop.cir (psense, fsense, two sums, two PI with limits, vsig on
+    the DC motor) against the same cascade written from the equations and integrated
+    by scipy: speed and current to 1e-6 of their range at rtol 1e-9 (measured 4e-10 and
+    3e-9);
+    the current reference sits at its 2 A limit during the run-up; the sensors read
+    the shaft speed and the armature current."""
+    R, La, k, J, b = 1.0, 0.5e-3, 0.05, 1e-4, 1e-5
+
+    def rhs(t, s, wref):
+        i, w, xw, xc = s
+        ew = wref - w
+        vw = 0.2 * ew + xw
+        iref = min(max(vw, -2.0), 2.0)
+        ei = iref - i
+        vi = ei + xc
+        u = min(max(vi, -24.0), 24.0)
+        return [(u - R * i - k * w) / La, (k * i - b * w) / J,
+                _clamped_rate(8.0 * ew, vw, -2.0, 2.0), _clamped_rate(2000.0 * ei, vi, -24.0, 24.0)]
+
+    res = circuitsim.load(Path(__file__).parents[2] / "netlists" / "speed_loop.cir").simulate(
+        **TIGHT)
+    t = res.t
+    first = t <= 0.01
+    a = solve_ivp(rhs, (0, 0.01), [0, 0, 0, 0], args=(0.0,), t_eval=t[first], rtol=1e-12,
+                  atol=1e-14, method="Radau", dense_output=True)
+    c = solve_ivp(rhs, (0.01, t[-1]), a.sol(0.01), args=(150.0,), t_eval=t[~first],
+                  rtol=1e-12, atol=1e-14, method="Radau")
+    ref = np.concatenate([a.y, c.y], axis=1)
+    assert np.max(np.abs(res["La.i"] - ref[0])) / np.ptp(ref[0]) < 1e-6
+    assert np.max(np.abs(res["shaft"] - ref[1])) / np.ptp(ref[1]) < 1e-6
+    assert np.max(res["iref"]) == pytest.approx(2.0, abs=1e-12)
+    assert res["w"][-1] == pytest.approx(150.0, rel=1e-3)
+    np.testing.assert_allclose(res["w"], res["shaft"], atol=1e-6)
+    np.testing.assert_allclose(res["i"], res["La.i"], atol=1e-6)
+
+
+@pytest.mark.parametrize("text,line,message", [
+    ("sigsrc R ref v=1\ngain G ref v k=2\nmass M1 v m=1\n", 3,
+     "signal port on a physical node 'v': gain G (port out) at line 2"),
+    ("sigsrc R1 ref v=1\nsigsrc R2 ref v=2\ngain G ref u\n", 2,
+     "signal node 'ref' is driven by two outputs: sigsrc R1 at line 1 and sigsrc R2"),
+    ("sigsrc R ref v=1\nsum E ref meas e\ngain G e u\n", 2,
+     "signal node 'meas' is read by sum E but no block output drives it"),
+    ("sigsrc R ref v=1\nR R1 ref 0 R=1\n", 2,
+     "R R1 (port a) is connected to the signal node 'ref' of sigsrc R"),
+    ("gain G 0 0\n", 1, "gain G: its output out is on ground 0"),
+])
+def test_signal_wiring_errors_are_located(text, line, message):
+    with pytest.raises(NetlistError) as info:
+        circuitsim.parse(text + ".tran 1\n").circuit()
+    assert info.value.message.startswith(message), info.value.message
+    assert info.value.loc.line == line
