@@ -188,3 +188,35 @@ def test_signal_wiring_errors_are_located(text, line, message):
         circuitsim.parse(text + ".tran 1\n").circuit()
     assert info.value.message.startswith(message), info.value.message
     assert info.value.loc.line == line
+
+
+@pytest.mark.parametrize("tol", [pytest.param({}, id="default"), pytest.param(TIGHT, id="tight")])
+def test_static_blocks_sensors_and_sources_on_a_ramp(tol):
+    """u = 2t − 1 over 1 s: sat, deadzone, gain and sense against their formulas (1e-9);
+    isig pushes 2u into a 1 kg mass from rest, v = 2(t² − t) (1e-5 / 1e-8); vsig puts 3u
+    across 2 Ω, i = −1.5u through the source (SPICE sign), read back by fsense in series
+    and psense across (1e-9)."""
+    res = circuitsim.parse("""
+sigsrc U u v={2*time - 1}
+sat S1 u us lower=-0.5 upper=0.4
+deadzone D1 u ud lower=-0.5 upper=0.4
+gain G1 u ug k=3
+sense X1 ux S={u^2 + time}
+isig F1 0 v u k=2 domain=translational
+mass M1 v m=1
+vsig V1 p 0 u k=3
+fsense A1 p q cur
+R R1 q 0 R=2
+psense P1 p 0 vp
+.tran 1 10m
+""").simulate(**tol)
+    t, u = res.t, 2 * res.t - 1
+    np.testing.assert_allclose(res["us"], np.clip(u, -0.5, 0.4), atol=1e-9)
+    np.testing.assert_allclose(res["ud"], u - np.clip(u, -0.5, 0.4), atol=1e-9)
+    np.testing.assert_allclose(res["ug"], 3 * u, atol=1e-9)
+    np.testing.assert_allclose(res["ux"], u ** 2 + t, atol=1e-9)
+    bound = 1e-8 if tol else 1e-5
+    np.testing.assert_allclose(res["v"], 2 * (t ** 2 - t), atol=bound)
+    np.testing.assert_allclose(res["vp"], 3 * u, atol=1e-9)
+    np.testing.assert_allclose(res["cur"], 1.5 * u, atol=1e-9)
+    np.testing.assert_allclose(res["V1.i"], -1.5 * u, atol=1e-9)
