@@ -18,12 +18,16 @@ REQUIRED = object()   # default of a parameter the user must give
 
 DOMAINS = ("electrical", "translational", "rotational", "hydraulic")
 MECHANICAL = ("translational", "rotational")
+# The signal domain of control blocks (conventions.md §7): a node carries a value and
+# no flow; its row is the equation of the one block output that drives it. Not among
+# DOMAINS: the any-domain elements (R C L V I B) are physical and refuse it.
+SIGNAL = "signal"
 
 # Units of potential and flow per domain (conventions.md §1), used in docs and checks.
 POTENTIAL_UNIT = {"electrical": "V", "translational": "m/s", "rotational": "rad/s",
-                  "hydraulic": "Pa"}
+                  "hydraulic": "Pa", SIGNAL: "1"}
 FLOW_UNIT = {"electrical": "A", "translational": "N", "rotational": "N*m",
-             "hydraulic": "m^3/s"}
+             "hydraulic": "m^3/s", SIGNAL: "1"}
 
 # Nominal magnitude of an unknown by its SI unit (1 where not listed): the solver's
 # absolute tolerance is atol x nominal, as Modelica tools scale by a variable's
@@ -63,13 +67,18 @@ class Port:
 
     ``param``: the port is not written among the positional ports; the parameter of that
     name (kind 'node') names its node, and without it the element owns the node
-    <element>.<port> (a joint's axis flange)."""
+    <element>.<port> (a joint's axis flange).
+
+    ``output=True`` (signal ports only): the port drives its signal node, whose row is
+    then the element's equation for that value (conventions.md §7); a signal port
+    without it only reads the node."""
     name: str
     domains: tuple | None = None
     group: str = "a"
     description: str = ""
     frame: bool = False
     param: str | None = None
+    output: bool = False
 
     @property
     def nvars(self) -> int:
@@ -135,7 +144,7 @@ class Param:
     groups' quantities, or None for a node name.
     ``kind``: 'real' (number or expression), 'time' (may also be a time function),
     'timevector' (``size`` components, each may be a time function),
-    'choice' (an identifier from ``choices``), 'vector' (``size`` components),
+    'choice' (an identifier from ``choices``), 'vector' (``size`` components; 0: any number),
     'expr' (kept as an expression tree; behavioural sources), 'node' (a node name: the
     value is the node of the port whose ``param`` it is).
     ``positive``/``nonnegative``: bounds checked at elaboration.

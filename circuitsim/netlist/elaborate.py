@@ -46,6 +46,7 @@ def _build(definitions: Definitions, assigns: list, instances: dict) -> Circuit:
     mechanism.check_frames(pending)
     nodes, first_use = _nodes(pending, domains)
     topology.check_connectivity(pending, first_use)
+    topology.check_signals(pending, domains, first_use)
     warnings = mechanism.unattached_bodies(pending)
     elements, value_warnings = conversion.convert(pending, domains)
     warnings += value_warnings

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from ..elements.declarations import DOMAINS
+from ..elements.declarations import DOMAINS, SIGNAL
 from ..errors import NetlistError, did_you_mean
 from ..runtime.graphs import UnionFind, connected_components, forest_path
 from ..runtime.names import GROUND
@@ -34,6 +34,7 @@ def infer_domains(pending: list) -> dict:
             uf.union(*nodes)
 
     allowed: dict = {}      # root -> (set of domains, the element that last narrowed it)
+    narrowed_by: dict = {}  # root -> the port of that element
     for el in pending:
         chosen = _chosen_domain(el)
         for port, node in el.scalar:
@@ -43,6 +44,9 @@ def infer_domains(pending: list) -> dict:
             root = uf[node]
             have, who = allowed.get(root, (None, None))
             new = set(domains) if have is None else have & set(domains)
+            if not new and SIGNAL in set(domains) | have:
+                raise NetlistError(_signal_mismatch(node, el, port, domains, who,
+                                                    narrowed_by[root], have), el.loc)
             if not new:
                 raise NetlistError(
                     f"domain mismatch at node '{node}': {el.type.keyword} {el.name} "
@@ -51,6 +55,21 @@ def infer_domains(pending: list) -> dict:
                     f"{' or '.join(sorted(have))}; connect different domains through a "
                     "transducer (transformer, gyrator)", el.loc)
             allowed[root] = (new, el)
+            narrowed_by[root] = port
+
+    for el in pending:            # an any-domain element (R C L V I B) is physical
+        if _chosen_domain(el) is not None:
+            continue
+        for port, node in el.scalar:
+            if (port.domains is None and node != GROUND
+                    and allowed.get(uf[node], (None,))[0] == {SIGNAL}):
+                who = allowed[uf[node]][1]
+                raise NetlistError(
+                    f"{el.type.keyword} {el.name} (port {port.name}) is connected to the "
+                    f"signal node '{node}' of {who.type.keyword} {who.name}"
+                    f"{_where(who.loc, el.loc)}: a signal carries a value and no flow; "
+                    "drive a physical element from it with a signal source (vsig, isig)",
+                    el.loc)
 
     result = {}
     for node in uf:
@@ -63,6 +82,53 @@ def infer_domains(pending: list) -> dict:
             domain = next(iter(have)) if len(have) == 1 else None
         result[node] = (domain, have)
     return result
+
+
+def _signal_mismatch(node, el, port, domains, who, who_port, have) -> str:
+    """The message of a signal port on a physical node (or the reverse)."""
+    here = f"{el.type.keyword} {el.name} (port {port.name})"
+    there = f"{who.type.keyword} {who.name} (port {who_port.name}){_where(who.loc, el.loc)}"
+    if SIGNAL in domains:
+        signal_side, physical_side, physical = here, there, " or ".join(sorted(have))
+    else:
+        signal_side, physical_side, physical = there, here, " or ".join(domains)
+    return (f"signal port on a physical node '{node}': {signal_side} is a signal, "
+            f"{physical_side} makes the node {physical}; read a physical quantity "
+            "with a sensor (psense, fsense, sense) and drive a physical element with a "
+            "signal source (vsig, isig)")
+
+
+def check_signals(pending: list, domains: dict, first_use: dict) -> None:
+    """Every signal node is driven by exactly one block output (its row is that
+    output's equation, conventions.md §7); an output does not drive ground."""
+    drivers: dict = {}
+    for el in pending:
+        for port, node in el.scalar:
+            if port.output:
+                if node == GROUND:
+                    raise NetlistError(
+                        f"{el.type.keyword} {el.name}: its output {port.name} is on ground 0, "
+                        "which holds 0 in every domain; give it a node of its own", el.loc)
+                drivers.setdefault(node, []).append(el)
+    for node, (domain, _) in domains.items():
+        if domain != SIGNAL:
+            continue
+        found = drivers.get(node, [])
+        if len(found) > 1:
+            first, second = found[0], found[1]
+            raise NetlistError(
+                f"signal node '{node}' is driven by two outputs: {first.type.keyword} "
+                f"{first.name}{_where(first.loc, second.loc)} and {second.type.keyword} "
+                f"{second.name}; a signal has exactly one source (add them with a sum)",
+                second.loc)
+        if not found:
+            reader = next(el for el in pending for _, n in el.scalar if n == node)
+            raise NetlistError(
+                f"signal node '{node}' is read by {reader.type.keyword} {reader.name} but no "
+                "block output drives it (misspelt node? give it a source: a gain, a "
+                "sensor, a sigsrc ...)", first_use.get(node, reader.loc),
+                did_you_mean(node, [n for n, (d, _) in domains.items()
+                                    if d == SIGNAL and n != node]))
 
 
 def _chosen_domain(el) -> tuple | None:
@@ -153,6 +219,8 @@ def check_single_terminals(pending: list, first_use: dict) -> None:
         if el.type.is_body:
             continue              # a body's own nodes need nothing else attached
         for port, node in el.scalar:
+            if port.domains == (SIGNAL,):
+                continue          # signal nodes: check_signals
             if node in owned:
                 continue          # a damper on a body's node: the body is the other end
             if node != GROUND:

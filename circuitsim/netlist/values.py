@@ -216,7 +216,11 @@ def _expression(value: ast.Expr, scope, unit: str | None, what: str) -> float:
 
 def to_vector(value: ast.Value, scope, unit, size: int, what: str) -> np.ndarray:
     """A vector ``(a, b, ...)`` of ``size`` components, each converted like a number.
-    ``unit`` may be a list with one unit per component."""
+    ``unit`` may be a list with one unit per component. ``size`` 0: any number of
+    components (a coefficient list), a single number being one component."""
+    if size == 0:
+        items = value.items if isinstance(value, ast.Vector) else [value]
+        return np.array([to_number(item, scope, unit, what) for item in items])
     if not isinstance(value, ast.Vector):
         raise NetlistError(f"{what} expects a vector of {size} values, like "
                            f"({', '.join(['0'] * size)})", value.loc)

@@ -70,7 +70,7 @@ def element_section(etype) -> str:
         for par in etype.params:
             kind = {"time": " (constant or time function)", "choice":
                     f" (one of {', '.join(par.choices)})", "expr": " (expression in braces)",
-                    "vector": f" ({par.size}-vector)",
+                    "vector": f" ({par.size}-vector)" if par.size else " (a list of any length)",
                     "timevector": f" ({par.size}-vector; each component may be a time function)"}.get(par.kind, "")
             lines.append(f"| `{par.name}` | {_unit(par.unit)} | {_default(par)} | "
                          f"{par.description}{kind} |")

@@ -59,6 +59,20 @@ CONTEXT = {
     "spring3d": _bodies("B1"),
     "torque": _bodies("B1"),
     "transformer": "V V1 in 0 V=12\nR Ra in arm R=1\ninertia J1 shaft J=1e-4",
+    # control blocks: a source for the signal they read
+    "deadzone": "sigsrc R e v=1",
+    "fsense": "V V1 n1 0 V=1\nR R1 n2 0 R=1",
+    "gain": "sigsrc R e v=1",
+    "integ": "sigsrc R e v=1",
+    "isig": "sigsrc R u v=1\ninertia J1 w J=1",
+    "lag": "sigsrc R u v=1",
+    "pid": "sigsrc R e v=1",
+    "psense": "inertia J1 w J=1",
+    "sat": "sigsrc R u v=1",
+    "sense": "mass M1 v m=1\nspring K1 v 0 k=1",
+    "sum": "sigsrc R ref v=1\nsigsrc M meas v=0",
+    "tf": "sigsrc R u v=1",
+    "vsig": "sigsrc R u v=1\nR R1 arm 0 R=1",
     "universal": _bodies("shaft1", "shaft2"),
 }
 
