@@ -32,9 +32,12 @@ class SignalFlowSource(ElementType):
     params = (Param("k", _FLOW, default=1.0, description="flow per unit signal"),
               domain_param())
     imposes = "flow"
-    supplies_power = True
     linear = True
     pattern = np.array([[0, 0, 1], [0, 0, 1], [0, 0, 0]], dtype=bool)
+
+    @classmethod
+    def supplies_power(cls, p) -> bool:
+        return True
 
     @classmethod
     def residual(cls, t, x, xp, p):

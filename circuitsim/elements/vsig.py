@@ -36,9 +36,12 @@ class SignalPotentialSource(ElementType):
     params = (Param("k", _P_UNITS, default=1.0, description="potential per unit signal"),
               domain_param())
     states = (State("i", _FLOW, False, "flow from a through the source to b"),)
-    supplies_power = True
     linear = True
     pattern = np.array([[0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 0]], dtype=bool)
+
+    @classmethod
+    def supplies_power(cls, p) -> bool:
+        return True
 
     @classmethod
     def residual(cls, t, x, xp, p):

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..assembly.mobility import conditioning
-from ..elements.declarations import FLOW_UNIT, FRAME_VARS
+from ..elements.declarations import FLOW_UNIT, FRAME_VARS, SIGNAL
 
 QUATERNION = slice(FRAME_VARS.index("q0"), FRAME_VARS.index("q3") + 1)
 
@@ -151,8 +151,10 @@ def _singular_configurations(system, t, Y) -> list:
 
 
 def _node_rows(system) -> dict:
+    """The rows of the physical nodes' flow balances (a signal node's row is its block's
+    output equation: no flow, no power)."""
     return {system.numbering.index[name]: node for name, node in system.circuit.nodes.items()
-            if name in system.numbering.index}
+            if name in system.numbering.index and node.domain != SIGNAL}
 
 
 def _kirchhoff(system, t, y, yp) -> list:

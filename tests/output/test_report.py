@@ -154,3 +154,17 @@ def test_landing_gear_report_names_the_orifice_losses(capsys):
     balance = next(l for l in text.splitlines() if "power balance" in l)
     relative = float(balance.split(", ")[-1].split(" of the")[0])
     assert relative < 2e-3                # measured 1.41e-3 at the netlist's 10 ms output
+
+
+def test_signal_nodes_carry_no_power_and_no_flow_balance():
+    """The speed loop: a PID on signal nodes drives the motor's voltage. Signal rows are
+    block equations, not flow balances: the report leaves them out of both, and the
+    motor's balance closes (input = the driven voltage's work)."""
+    res = load_netlist("speed_loop.cir").simulate(report=True, rtol=1e-8, atol=1e-10,
+                                                  tstep=1e-4)
+    rep = res.report
+    signal_nodes = {name for name, node in load_netlist("speed_loop.cir").prepare()
+                    .circuit.nodes.items() if node.domain == "signal"}
+    assert signal_nodes and not signal_nodes & {node for node, _, _ in rep.kirchhoff}
+    assert rep.energy["relative"] < 1e-5
+    assert [name for name, _ in rep.energy["losses"]][:2] == ["Ra", "Bb"]
