@@ -30,6 +30,21 @@ def pytest_unconfigure(config):
     shutil.rmtree(_CACHE, ignore_errors=True)
 
 
+LONG = "CIRCUITSIM_LONG_TESTS"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Validations marked ``long`` (a minute or more of one core, covered in a shorter
+    form by the suite and in full by a benchmark) run only with CIRCUITSIM_LONG_TESTS=1:
+    they kept the whole suite near its 10-minute budget on 2 cores."""
+    if os.environ.get(LONG):
+        return
+    skip = pytest.mark.skip(reason=f"long validation: {LONG}=1 runs it")
+    for item in items:
+        if "long" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def in_repo(monkeypatch):
     """Run the test with the repository root as working directory (restored after), for

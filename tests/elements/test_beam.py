@@ -249,7 +249,8 @@ def test_reference_model_of_the_spin_up_converges():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("ws, t_end", [(4.0, 8.0), (6.0, 20.0)])
+@pytest.mark.parametrize("ws, t_end", [(4.0, 8.0),
+                                       pytest.param(6.0, 20.0, marks=pytest.mark.long)])
 def test_spin_up_tip_deflection_against_a_planar_stiffened_model(ws, t_end):
     # n = 16 elements; ωs = 4 through the first peak (t ≈ 7 s), ωs = 6 through the
     # hub's spin-up (Ts = 15 s) and 5 s at ωs (benchmarks/beam_spinup.py runs both to
