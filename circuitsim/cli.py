@@ -215,12 +215,9 @@ def _import_urdf_parser(sub) -> None:
                          "prismatic joints on flanges named after the URDF joints, their "
                          "damping, friction and position limits as damper, friction and "
                          "stop elements, mimic joints as transformers (docs/urdf.md).")
-    imp.add_argument("file", metavar="FILE", help="URDF file (.urdf)")
-    imp.add_argument("-o", "--out", metavar="FILE",
-                     help="write the netlist to FILE (default: to stdout)")
+    _import_options(imp, "URDF file (.urdf)", "0 0 -9.81", "URDF")
     imp.add_argument("--floating-base", action="store_true",
                      help="the root link is a free body (default: fixed to the ground)")
-    _import_options(imp, "0 0 -9.81", "URDF")
 
 
 def _import_mjcf_parser(sub) -> None:
@@ -232,14 +229,15 @@ def _import_mjcf_parser(sub) -> None:
                          "as revolute and prismatic joints, their damping, armature, "
                          "frictionloss and range as damper, inertia or mass, friction and "
                          "stop elements (docs/urdf.md, MJCF).")
-    imp.add_argument("file", metavar="FILE", help="MJCF file (.xml) or URDF file")
+    _import_options(imp, "MJCF file (.xml) or URDF file", "the file's own", "MuJoCo")
+
+
+def _import_options(imp, source: str, gravity: str, names: str) -> None:
+    """What the robot imports share: the file, -o, gravity, end time, initial joint
+    values."""
+    imp.add_argument("file", metavar="FILE", help=source)
     imp.add_argument("-o", "--out", metavar="FILE",
                      help="write the netlist to FILE (default: to stdout)")
-    _import_options(imp, "the file's own", "MuJoCo")
-
-
-def _import_options(imp, gravity: str, names: str) -> None:
-    """The options the robot imports share: gravity, end time, initial joint values."""
     grav = imp.add_mutually_exclusive_group()
     grav.add_argument("--gravity", nargs=3, type=float, metavar=("GX", "GY", "GZ"),
                       default=None, help=f"the .gravity line, m/s^2 (default {gravity})")

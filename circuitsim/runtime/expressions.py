@@ -177,16 +177,21 @@ def _split_balancing(node):
     return None, _kids(node)
 
 
+def _rebuilt(node, parts):
+    """``node`` with its children replaced by ``parts`` (a leaf as it is)."""
+    match node:
+        case Unary(op=op):
+            return Unary(op, parts[0])
+        case Binary(op=op):
+            return Binary(op, parts[0], parts[1])
+        case Func():
+            return node.with_args(parts)
+    return node
+
+
 def _join_balancing(node, info, parts):
     if info is None:
-        match node:
-            case Unary(op=op):
-                return Unary(op, parts[0])
-            case Binary(op=op):
-                return Binary(op, parts[0], parts[1])
-            case Func():
-                return node.with_args(parts)
-        return node
+        return _rebuilt(node, parts)
     _, (direct, inverse), inverted = info
     plain = [p for p, inv in zip(parts, inverted) if not inv]
     others = [p for p, inv in zip(parts, inverted) if inv]
@@ -398,16 +403,10 @@ def replace_tables(tree, replace: Callable):
     """The tree with the table ``t`` of each Func node replaced by ``replace(t)`` (the
     netlist front-end puts the tables it has read in place of the calls as written)."""
     def join(node, _, parts):
-        match node:
-            case Unary(op=op):
-                return Unary(op, parts[0])
-            case Binary(op=op):
-                return Binary(op, parts[0], parts[1])
-            case Func():
-                new = node.with_args(parts)
-                return new if new.table is None else \
-                    Func(new.name, new.args, new.loc, replace(new.table))
-        return node
+        new = _rebuilt(node, parts)
+        if isinstance(new, Func) and new.table is not None:
+            return Func(new.name, new.args, new.loc, replace(new.table))
+        return new
     return _postorder(tree, lambda node: (None, _kids(node)), join)
 
 
