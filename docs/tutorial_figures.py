@@ -47,8 +47,9 @@ def figures() -> dict:
         f"{_bound(violation)} m here), quaternion norms, Kirchhoff residuals and the power "
         f"balance — input {e['W_in'] / 1e3:.3g} kJ = dissipated {e['W_diss'] / 1e3:.3g} kJ + "
         f"stored {e['dE'] / 1e3:.3g} kJ, closing to {e['relative']:.1e} of the energy (the "
-        "trapezoid over the recorded points, which an end stop's short impact falls "
-        "between: `.tran 5 1m` closes it about five times better). Variables are named by "
+        "work summed over the solver's steps, so the rod's impact on its end stop between "
+        "two output points counts), the orifices' throttling named among the losses. "
+        "Variables are named by "
         "element: `TR.angle` (rad), `P.f` (the actuator force, N), `CY.stops.x` (the rod "
         "extension, m), `pa`, `pb` (Pa), `PV.Q.i` (valve flow, m³/s), `strut.T`/`strut.U` "
         "(energies).")

@@ -14,12 +14,12 @@
   springs) or the rest (dissipation and ideal transfer: resistors, dampers, friction,
   stops, transformers, joints); a store that also dissipates (a 3D spring with damping:
   ``dissipating_store``) counts its absorbed work minus the change of its own energy as
-  dissipation. Integrated over the run (trapezoid over the recorded points):
-  W_in = W_dissipated + ΔE, where ΔE is the change of the stored energies computed from
-  the states (not from the powers). Its error measures the energy consistency of the
-  solution and of the quadrature (trapezoid over the recorded points, error ~ tstep²:
-  record finely, ``tstep``, for a tight check); an element storing energy without
-  reporting it (an end stop in contact, an elastic joint) shows up as "dissipation".
+  dissipation. Integrated over the run (Simpson's rule over the solver's steps,
+  StepQuadrature): W_in = W_dissipated + ΔE, where ΔE is the change of the stored
+  energies computed from the states (not from the powers). Its error measures the
+  energy consistency of the solution and of the quadrature (within the run's
+  tolerance); an element storing energy without reporting it (an elastic joint) shows
+  up as "dissipation".
 """
 from __future__ import annotations
 
@@ -39,7 +39,6 @@ SINGULAR_SAMPLES = 2000   # recorded points examined for singular configurations
 SINGULAR_MAX_ROWS = 600   # larger mechanisms are not examined (a dense SVD per point)
 SINGULAR_DIP = 0.25       # a local minimum of the conditioning below this share of its
 #                           median over the run marks a (near-)singular configuration
-_trapezoid = getattr(np, "trapezoid", None) or np.trapz   # numpy < 2 has only trapz
 
 
 @dataclass
@@ -104,8 +103,10 @@ class RunReport:
         return "\n".join(lines)
 
 
-def build(system, t: np.ndarray, Y: np.ndarray, YP: np.ndarray, all_names: list,
-          data: np.ndarray, stats: dict, warnings: list) -> RunReport:
+def build(system, t: np.ndarray, Y: np.ndarray, all_names: list, data: np.ndarray,
+          stats: dict, warnings: list, quad: StepQuadrature) -> RunReport:
+    """The report of a run: ``t``, ``Y`` and ``data`` at the recorded points, ``quad``
+    the work over the solver's steps (StepQuadrature, fed during the run)."""
     rep = RunReport(dict(stats), warnings=list(warnings))
     col = {name: i for i, name in enumerate(all_names)}
     if not len(t):
@@ -126,8 +127,9 @@ def build(system, t: np.ndarray, Y: np.ndarray, YP: np.ndarray, all_names: list,
     rep.drifting = [inst.name for g in system.groups
                     if g.etype.is_joint and g.etype.positions_drift(g.p)
                     for inst in g.instances if inst.name in weak]
-    rep.kirchhoff = _kirchhoff(system, t[-1], Y[-1], YP[-1])
-    rep.energy = _power_balance(system, t, Y, YP, col, data)
+    rep.kirchhoff = _kirchhoff(system, *quad.last)
+    if quad.first is not None:
+        rep.energy = _power_balance(system, quad, col, data)
     return rep
 
 
@@ -175,41 +177,85 @@ def _category(g) -> str:
     return "other"
 
 
-def _power_balance(system, t, Y, YP, col, data) -> dict:
+class StepQuadrature:
+    """The work each element absorbs over the run, by Simpson's rule over the solver's
+    own steps: a step from t0 to t1 contributes (t1 − t0)/6·(P(t0) + 4·P(t_mid) + P(t1)),
+    with the state at the midpoint interpolated within the step. The recorded points
+    would miss what happens between them (an end stop's impact inside an output
+    interval). Fed by the solver's ``on_step`` (solver/recording.py): one point starts
+    (t0, or the right limit at a restart), two points (midpoint, end) are a step."""
+
+    def __init__(self, system):
+        self.system = system
+        self.node_rows = np.zeros(system.n + 2, dtype=bool)
+        self.node_rows[list(_node_rows(system))] = True
+        self.work = [np.zeros(len(g.instances)) for g in system.groups]
+        self.first = self.last = None          # (t, y, yp) at the ends of the quadrature
+        self._p_last = None                    # the powers at the last point
+
+    def _powers(self, t, y, yp) -> list:
+        """The power each element absorbs at (t, y, y'), per group: the sum over its port
+        nodes of potential × the flow it draws (its share of the node's flow balance)."""
+        system = self.system
+        ye, ype = system._extend(y), system._extend(yp, constants=False)
+        out = []
+        for g in system.groups:
+            F = g.etype.residual(t, ye[g.var_idx], ype[g.var_idx], g.p).reshape(g.row_idx.shape)
+            potential = np.where(self.node_rows[g.row_idx], ye[g.row_idx], 0.0)
+            out.append(np.sum(potential * F, axis=1))
+        return out
+
+    def __call__(self, T, Y, YP) -> None:
+        if len(T) == 1:                        # a start: no work up to here
+            self._p_last = self._powers(T[0], Y[0], YP[0])
+            if self.first is None:
+                self.first = (T[0], Y[0], YP[0])
+            self.last = (T[0], Y[0], YP[0])
+            return
+        t0 = self.last[0]
+        p_mid, p_end = self._powers(T[0], Y[0], YP[0]), self._powers(T[1], Y[1], YP[1])
+        h = T[1] - t0
+        for work, a, m, b in zip(self.work, self._p_last, p_mid, p_end):
+            work += h / 6.0 * (a + 4.0 * m + b)
+        self._p_last = p_end
+        self.last = (T[1], Y[1], YP[1])
+
+
+def _energies(system, point, col, names) -> float:
+    """The sum of the stored-energy outputs ``names`` at one point (t, y, y')."""
+    if not names:
+        return 0.0
+    t, y, yp = point
+    outputs = system.compute_outputs(np.array([t]), y[None], yp[None])[0]
+    full = np.concatenate([y, outputs])
+    return float(sum(full[col[n]] for n in names))
+
+
+def _power_balance(system, quad: StepQuadrature, col, data) -> dict:
     """Input, dissipated and stored work over the run. A store that also dissipates (a
     spring-damper) absorbs work of which only the change of its own stored energy is
     stored: the rest is counted as dissipation."""
-    node_rows = np.zeros(system.n + 2, dtype=bool)
-    node_rows[list(_node_rows(system))] = True
-    power = {"source": np.zeros(len(t)), "store": np.zeros(len(t)), "other": np.zeros(len(t))}
+    work = {"source": 0.0, "store": 0.0, "other": 0.0}
     store_losses = 0.0
     losses = []                       # (element, work it dissipated) of the "other" kind
-    for g in system.groups:
-        each = np.zeros((len(t), len(g.instances)))     # power absorbed per instance
-        for k in range(len(t)):
-            ye, ype = system._extend(Y[k]), system._extend(YP[k], constants=False)
-            F = g.etype.residual(t[k], ye[g.var_idx], ype[g.var_idx], g.p)
-            F = F.reshape(g.row_idx.shape)
-            potential = np.where(node_rows[g.row_idx], ye[g.row_idx], 0.0)
-            each[k] = np.sum(potential * F, axis=1)
-        absorbed = each.sum(axis=1)
+    for g, each in zip(system.groups, quad.work):
         kind = _category(g)
-        power[kind] += absorbed
+        work[kind] += float(each.sum())
         if kind == "other":
-            work = _trapezoid(each, t, axis=0)
-            losses += [(inst.name, float(w)) for inst, w in zip(g.instances, work)]
+            losses += [(inst.name, float(w)) for inst, w in zip(g.instances, each)]
         if kind == "store" and g.etype.dissipating_store:
-            own = [col[f"{inst.name}.{o.name}"] for inst in g.instances
+            own = [f"{inst.name}.{o.name}" for inst in g.instances
                    for o in g.etype.outputs if o.kind == "energy"]
-            E_own = data[:, own].sum(axis=1)
-            store_losses += float(_trapezoid(absorbed, t)) - float(E_own[-1] - E_own[0])
-    energy_cols = [col[n] for n in system.output_names("energy")]
-    E = data[:, energy_cols].sum(axis=1) if energy_cols else np.zeros(len(t))
-    W_in = 0.0 - float(_trapezoid(power["source"], t))          # 0.0 -: no "-0"
-    W_diss = float(_trapezoid(power["other"], t)) + store_losses
-    W_store = float(_trapezoid(power["store"], t)) - store_losses
-    dE = float(E[-1] - E[0])
+            store_losses += float(each.sum()) - (_energies(system, quad.last, col, own)
+                                                 - _energies(system, quad.first, col, own))
+    energy_names = system.output_names("energy")
+    W_in = 0.0 - work["source"]                                # 0.0 -: no "-0"
+    W_diss = work["other"] + store_losses
+    W_store = work["store"] - store_losses
+    dE = (_energies(system, quad.last, col, energy_names)
+          - _energies(system, quad.first, col, energy_names))
     error = W_in - W_diss - dE
+    energy_cols = [col[n] for n in energy_names]
     scale = max(abs(W_in), abs(W_diss), abs(dE),
                 float(np.max(np.abs(data[:, energy_cols]).sum(axis=1))) if energy_cols else 0.0,
                 1e-300)

@@ -299,7 +299,7 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     if writing it fails the run goes on, and ``result.unstreamed`` says why (else None);
     ``stream_units``: its header as ``name [unit]``.
     ``report``: also build ``result.report`` (circuitsim.output.report: constraint violations,
-    Kirchhoff residuals, power balance; costs one residual evaluation per point).
+    Kirchhoff residuals, power balance; costs two residual evaluations per step).
     ``record_poses``: also record every body's pose where ``.probe`` leaves it out (what
     ``Result.animate`` needs)."""
     system = case.system
@@ -328,14 +328,15 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
                           atol=atol if atol is not None else tr.atol,
                           max_step=max_step,
                           first_step=first_step if first_step is not None else tr.h0,
-                          max_order=tr.maxorder, progress=progress)
+                          max_order=tr.maxorder, progress=progress,
+                          on_step=run_report.StepQuadrature(system) if report else None)
     # the report (the equations at the points) and a caller's on_output read all of y
     system.recorded, system.recorded_rates = (None, None) if report or on_output is not None \
         else system.recorded_unknowns(names + _diagnostic_names(system))
     writer = StreamWriter(stream, names, _recorder(system, cols),
                           system.units if stream_units else None) if stream else None
     out = _integrate(system, t_end, y0, solver_options, on_output, writer)
-    result = _result(case, out, names, cols, start, scene, report)
+    result = _result(case, out, names, cols, start, scene, solver_options["on_step"])
     result.unstreamed = None if writer is None else writer.error
     if out.error is not None:
         out.error.partial = result
@@ -385,10 +386,10 @@ def _recorder(system: System, cols):
     return recorded
 
 
-def _result(case: Case, out, names: list, cols, start, scene, report: bool) -> Result:
+def _result(case: Case, out, names: list, cols, start, scene, quad) -> Result:
     """The Result of the solver's output ``out`` (complete or up to a failure): the
     recorded columns, the statistics, the start-up's notes, the diagnostics a study
-    comparison needs and the run report if asked."""
+    comparison needs and the run report if asked (``quad``: its StepQuadrature)."""
     system = case.system
     c = system.circuit
     all_names = case.all_names
@@ -405,5 +406,5 @@ def _result(case: Case, out, names: list, cols, start, scene, report: bool) -> R
                   case.name, warnings=warnings, notes=start.notes,
                   mobility=start.mobility, diagnostics=diagnostics,
                   scene=scene,
-                  report=run_report.build(system, np.asarray(out.t), Y, YP, all_names,
-                                          full, stats, warnings) if report else None)
+                  report=run_report.build(system, np.asarray(out.t), Y, all_names, full,
+                                          stats, warnings, quad) if quad is not None else None)

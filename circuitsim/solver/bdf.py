@@ -85,7 +85,7 @@ EPS = np.finfo(float).eps
 
 def solve(problem, t0, t_end, y0, yp0=None, *, t_out=None, rtol=1e-6, atol=1e-9,
           max_step=np.inf, first_step=None, max_order=5, fixed=None, on_output=None,
-          progress=None) -> SolverOutput:
+          progress=None, on_step=None) -> SolverOutput:
     """Integrate F(t, y, y') = 0 from t0 to t_end.
 
     ``t_out``: output times (by interpolation; None: every accepted step, plus t0).
@@ -93,13 +93,14 @@ def solve(problem, t0, t_end, y0, yp0=None, *, t_out=None, rtol=1e-6, atol=1e-9,
     ``max_step``, ``first_step`` (None: estimated), ``max_order`` (1..5).
     ``fixed``: mask of y0 entries kept by the initial-value computation (default: the
     differential ones). ``on_output(t, y, yp)`` is called for each recorded point,
-    ``progress(t)`` every PROGRESS_EVERY steps.
+    ``progress(t)`` every PROGRESS_EVERY steps; ``on_step(T, Y, YP)`` with the points of
+    each accepted step (``Recorder``: for quadratures over the steps).
 
     Never raises SolverError: a failure or Ctrl-C returns the results so far with
     status 'failed' / 'interrupted' and ``error`` set.
     """
     run = _Run(problem, float(t0), float(t_end), rtol, atol, max_step, first_step, max_order,
-               t_out, on_output, progress)
+               t_out, on_output, progress, on_step)
     try:
         run.start(y0, yp0, fixed)
         run.integrate()
@@ -137,7 +138,7 @@ class _Run:
     """One integration: state, counters and the step loop."""
 
     def __init__(self, problem, t0, t_end, rtol, atol, max_step, first_step, max_order,
-                 t_out, on_output, progress):
+                 t_out, on_output, progress, on_step=None):
         if not t_end >= t0:
             raise ValueError(f"t_end ({t_end}) must not be before t0 ({t0})")
         if not 1 <= int(max_order) <= MAX_ORDER:
@@ -188,7 +189,7 @@ class _Run:
         self.newton = Newton(problem, self.stats)
         self.mode_guard = ModeGuard(self.newton, self.n) if self.compliant else None   # (15)
         self.invariant_rows = self.newton.invariant_rows                 # (12)
-        self.out = Recorder(t_out, t0, t_end, on_output)
+        self.out = Recorder(t_out, t0, t_end, on_output, on_step)
         algebraic = np.asarray(problem.id) == 0
         polished = polished_unknowns(problem)                           # (18)
         keep_fit = keeps_fitting_points(problem, polished)
@@ -528,7 +529,7 @@ class _Run:
             self.stats["nevents"] = len(self.events.found)
             at_stop = at_stop and t_new == self.stops[self.istop]   # not a breakpoint
         restart = (at_stop or event is not None) and t_new < self.t_end
-        self.out.step(hist, t_old, result.yp, include_end=not restart)
+        self.out.step(hist, t_old, result.yp, include_end=not restart, t_eval=t_eval)
         if at_stop:
             self.istop += 1
         if restart:

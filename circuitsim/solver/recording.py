@@ -69,8 +69,14 @@ def _mask(recorded, n: int) -> np.ndarray:
 class Recorder:
     """Collects (t, y, y') at the requested output times, or at every step if none."""
 
-    def __init__(self, t_out, t0: float, t_end: float, on_output):
+    def __init__(self, t_out, t0: float, t_end: float, on_output, on_step=None):
         self.on_output = on_output
+        # on_step(T, Y, YP): the run's own points, for a quadrature over the steps (a run
+        # report's energies). One point: a (re)start, t0 or the right limit at a restart;
+        # two points: an accepted step from the point before, its midpoint (interpolated,
+        # corrected as an output point is) and its end (at the left limit of the inputs
+        # if it ends on a breakpoint)
+        self.on_step = on_step
         self.polish = None        # (t, y, yp) -> consistent (y, yp) at interpolated points
         self.every = t_out is None
         self.T, self.Y, self.YP = [], [], []
@@ -102,6 +108,9 @@ class Recorder:
 
     def point(self, t, y, yp) -> None:
         """A known point: t0 or the right limit at a restart."""
+        if self.on_step is not None:
+            self.on_step(np.array([t], dtype=float), np.array(y, dtype=float)[None],
+                         np.array(yp, dtype=float)[None])
         if self.every:
             self._add(t, y, yp)
             return
@@ -109,9 +118,19 @@ class Recorder:
             self._add(self.times[self.next], y, yp)
             self.next += 1
 
-    def step(self, hist: History, t_old: float, yp_new, include_end: bool) -> None:
-        """Outputs in (t_old, hist.t] (or (t_old, hist.t) if include_end is False)."""
+    def step(self, hist: History, t_old: float, yp_new, include_end: bool,
+             t_eval: float | None = None) -> None:
+        """Outputs in (t_old, hist.t] (or (t_old, hist.t) if include_end is False).
+        ``t_eval``: the time the step's end was computed at (hist.t, or its left limit
+        on a breakpoint)."""
         t_new = hist.t
+        if self.on_step is not None:
+            t_mid = 0.5 * (t_old + t_new)
+            Y, YP = hist.interpolate(np.array([t_mid]))
+            y_mid, yp_mid = (Y[0], YP[0]) if self.polish is None else \
+                self.polish(t_mid, Y[0], YP[0])
+            self.on_step(np.array([t_mid, t_new if t_eval is None else t_eval]),
+                         np.stack([y_mid, hist.D[0]]), np.stack([yp_mid, yp_new]))
         if self.every:
             if include_end:
                 self._add(t_new, hist.D[0], yp_new)
