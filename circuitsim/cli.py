@@ -518,6 +518,9 @@ def _run(args) -> int:
     if files.differed:
         print(f"error: {args.file}: differs from the golden run: "
               f"{', '.join(files.differed)}", file=sys.stderr)
+    if len(results) > 1 and any(res.measures is not None for res in results.values()):
+        from .output.measures import by_case, table_text
+        print(table_text(by_case(results)))
     if args.all_studies and not _compare_studies(results, wall, files.studies_csv):
         return EXIT_SOLVER
     if args.plot:
@@ -797,6 +800,8 @@ def _report_success(args, files, name, res, rest=()) -> bool:
             return False
     if not args.quiet:
         print(_summary(name or files.stem, res) + written, flush=True)
+    if res.measures is not None:
+        print(res.measures.text(), flush=True)
     if args.report:
         print(res.report.text())
     if args.animate:

@@ -37,6 +37,7 @@ class Circuit:
     ics: dict = field(default_factory=dict)       # name -> (value, Loc)
     probes: list = field(default_factory=list)    # (name, Loc)
     inputs: list = field(default_factory=list)    # (ELEMENT.PARAM, Loc): set from outside
+    measures: list = field(default_factory=list)  # measures.Measure, in the netlist's order
     gravity: tuple | None = None
     params: dict = field(default_factory=dict)    # global parameter values (SI)
     warnings: list = field(default_factory=list)  # (message, Loc)

@@ -1,17 +1,18 @@
 """The dot lines that set up an elaborated circuit rather than add to it: ``.title``,
-``.tran``, ``.options``, ``.ic``, ``.probe``, ``.input`` and ``.gravity``, each evaluated in the
-global scope; an unknown directive, or one out of its place, is refused.
+``.tran``, ``.options``, ``.ic``, ``.probe``, ``.input``, ``.measure`` and ``.gravity``,
+each evaluated in the global scope; an unknown directive, or one out of its place, is
+refused.
 """
 from __future__ import annotations
 
 import sys
 
 from ..errors import NetlistError, did_you_mean
-from . import ast, values
+from . import ast, measures, values
 from .circuit import Circuit
 
 KNOWN_DIRECTIVES = ("title", "param", "subckt", "ends", "include", "lib", "gravity", "tran",
-                    "options", "ic", "probe", "input", "study", "step", "end")
+                    "options", "ic", "probe", "input", "measure", "study", "step", "end")
 EPS = sys.float_info.epsilon
 RTOL_MIN = 1e-14     # smaller relative tolerances are below double precision's resolution
 OPTIONS = {   # .options key -> (Tran attribute, unit)
@@ -55,6 +56,8 @@ def apply_directives(top: list, c: Circuit, scope) -> None:
                                    "as ELEMENT.PARAM (e.g. '.input Vsup.V Tload.T')", st.loc)
             for v in st.positional:
                 c.inputs.append((v.text, v.loc))
+        elif name == "measure":
+            c.measures.append(measures.parse(st, scope, c.measures))
         elif name == "gravity":
             if len(st.positional) != 3:
                 raise NetlistError(".gravity expects three components gx gy gz (m/s^2)",

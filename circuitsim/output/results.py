@@ -35,6 +35,8 @@ class Result:
     - ``diagnostics``: what the study comparison uses (energy over time, largest joint
       gap, joint forces), whatever ``.probe`` keeps;
     - ``report``: the run report (``--report``; None unless asked for);
+    - ``measures``: the ``.measure`` values (circuitsim.output.measures.Measures:
+      ``res.measures.values["smax"]``; None without ``.measure`` lines);
     - ``study``, ``parameters``: the study and the ``.step`` values (name -> SI) of the
       case, when it was run as part of a sweep (``Netlist.sweep``);
     - ``scene``: what a 3D view draws (circuitsim.output.scene.Scene: bodies' boxes, joints,
@@ -48,7 +50,7 @@ class Result:
     def __init__(self, t, names, data, stats=None, status="success", message="",
                  units=None, title="", case="", *, warnings=(), notes=(), mobility=None,
                  diagnostics=None, report=None, study=None, parameters=None,
-                 scene=None):
+                 scene=None, measures=None):
         self.t = np.asarray(t, dtype=float)
         self.unstreamed: str | None = None
         self.names = list(names)
@@ -68,6 +70,7 @@ class Result:
         self.study = study
         self.parameters = dict(parameters or {})
         self.scene = scene
+        self.measures = measures
 
     @property
     def success(self) -> bool:
@@ -287,6 +290,13 @@ class Sweep(dict):
         """As ``Result.plot``, with every case on the same panels: one line per case,
         labelled by its name (as the command line's ``--plot`` of a sweep)."""
         return _plot(self, variables, ax, "Sweep.plot")
+
+    def measures(self) -> dict:
+        """The ``.measure`` values of every case as columns: ``case``, the swept
+        parameters (SI), then each measure: {column: list} (``pandas.DataFrame(...)``
+        makes it a table)."""
+        from .measures import by_case
+        return by_case(self)
 
     def to_pandas(self):
         """One long table: the columns ``case``, ``study`` (when studies were run), one

@@ -17,6 +17,7 @@ from ..analysis import operating_point as op_analysis
 from ..assembly.startup import kinematic_start
 from ..assembly.system import System
 from ..errors import Loc, NetlistError, did_you_mean
+from ..output import measures
 from ..output import report as run_report
 from ..output.scene import scene_of
 from ..output.results import Result, StreamWriter
@@ -49,6 +50,7 @@ class Case:
     def build(cls, name: str, system: System, relocate=None) -> "Case":
         """The case of an assembled system (checks ``.probe`` names)."""
         all_names, recorded = _recorded_names(system)
+        _check_measures(system.circuit, all_names)
         check_inputs(system)
         return cls(name, system, all_names, recorded, relocate or (lambda exc: exc))
 
@@ -228,6 +230,21 @@ def _recorded_names(system: System) -> tuple:
     return all_names, (probes if probes else all_names)
 
 
+def _check_measures(circuit, all_names: list) -> None:
+    """Every variable a ``.measure`` reads is one the run computes."""
+    known = set(all_names)
+    for m in circuit.measures:
+        for name in sorted(m.variables - known):
+            raise NetlistError(f".measure {m.name}: no variable '{name}'", m.loc,
+                               did_you_mean(name, all_names))
+
+
+def _measure_names(circuit) -> list:
+    """The variables the ``.measure`` lines read (corrected at the output points as the
+    recorded ones are, whatever ``.probe`` keeps)."""
+    return sorted({name for m in circuit.measures for name in m.variables})
+
+
 def _two_named_alike(circuit, all_names: list) -> None:
     """Refuse two variables of one name (a node ``R1.i`` beside the resistor ``R1``'s
     current): their columns could not be told apart. Located at the first element that
@@ -332,7 +349,7 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
                           on_step=run_report.StepQuadrature(system) if report else None)
     # the report (the equations at the points) and a caller's on_output read all of y
     system.recorded, system.recorded_rates = (None, None) if report or on_output is not None \
-        else system.recorded_unknowns(names + _diagnostic_names(system))
+        else system.recorded_unknowns(names + _diagnostic_names(system) + _measure_names(c))
     writer = StreamWriter(stream, names, _recorder(system, cols),
                           system.units if stream_units else None) if stream else None
     out = _integrate(system, t_end, y0, solver_options, on_output, writer)
@@ -401,10 +418,13 @@ def _result(case: Case, out, names: list, cols, start, scene, quad) -> Result:
     stats = dict(out.stats)
     stats["nres_total"] = system.nres
     warnings = list(c.warnings) + list(start.warnings)
+    column = {name: i for i, name in enumerate(all_names)}
+    taken = (measures.evaluate(c.measures, np.asarray(out.t), lambda n: full[:, column[n]],
+                               system.units) if c.measures and len(out.t) else None)
     return Result(out.t, names, data, stats, out.status, out.message,
                   {n: system.units[n] for n in names if n in system.units}, c.title,
                   case.name, warnings=warnings, notes=start.notes,
                   mobility=start.mobility, diagnostics=diagnostics,
-                  scene=scene,
+                  scene=scene, measures=taken,
                   report=run_report.build(system, np.asarray(out.t), Y, all_names, full,
                                           stats, warnings, quad) if quad is not None else None)
