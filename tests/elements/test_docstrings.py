@@ -68,6 +68,8 @@ CONTEXT = {
     "lag": "sigsrc R u v=1",
     "pid": "sigsrc R e v=1",
     "psense": "inertia J1 w J=1",
+    "ratelim": "sigsrc R ref v=1",
+    "relay": "sigsrc R e v=1",
     "sat": "sigsrc R u v=1",
     "sense": "mass M1 v m=1\nspring K1 v 0 k=1",
     "sum": "sigsrc R ref v=1\nsigsrc M meas v=0",
