@@ -66,6 +66,8 @@ CONTEXT = {
     "integ": "sigsrc R e v=1",
     "isig": "sigsrc R u v=1\ninertia J1 w J=1",
     "lag": "sigsrc R u v=1",
+    "lookup": "sigsrc R u v=1",
+    "lookup2": "sigsrc W w v=50\nsigsrc I i v=5",
     "pid": "sigsrc R e v=1",
     "psense": "inertia J1 w J=1",
     "ratelim": "sigsrc R ref v=1",
