@@ -73,7 +73,7 @@ class TransferFunction(ElementType):
     @classmethod
     def link(cls, inst, frames):
         # steady state of the input u0 with output y0: x2.. = 0, a_0·x1 = u0 and
-        # y0 = c_1·x1 + b_n·u0 = b_0·x1 (monic D; b_0 = N(0)/den[0])
+        # y0 = c_1·x1 + b_n·u0 = b_0·x1, b_0 the constant term of num over den[0]
         den = np.atleast_1d(inst.params["den"]).astype(float)
         num = np.atleast_1d(inst.params["num"]).astype(float)
         b0 = num[-1] / den[0]
