@@ -22,7 +22,7 @@ import numpy as np
 from ..elements import compiled
 from ..elements.base import initialisation_params
 from ..elements.declarations import FRAME_VARS, NOMINAL, POTENTIAL_UNIT
-from ..elements.protocols import NO_LABEL, SPEED, SPIN
+from ..elements.protocols import NO_LABEL, SPEED, SPIN, DiscreteStateProtocol
 from ..errors import CircuitsimError, ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
@@ -186,6 +186,8 @@ class System(DAEProblem):
         self.event_names = [f"{inst.name} {name}" for g in self._switched
                             for inst in g.instances for name in g.etype.switch_names(g.p)]
         self.event_functions = self._switching_functions if self._switched else None
+        self.event_update = self._event_update if any(               # solver hook (20)
+            issubclass(g.etype, DiscreteStateProtocol) for g in self._switched) else None
 
     # --- set-up ------------------------------------------------------------------------
     def _make_groups(self, elements) -> list:
@@ -517,6 +519,27 @@ class System(DAEProblem):
         return np.concatenate([g.etype.switching_functions(t, ye[g.var_idx], ype[g.var_idx],
                                                            g.p).ravel()
                                for g in self._switched])
+
+    def _event_update(self, t: float, y: np.ndarray, fired) -> tuple:
+        """Solver hook (20): the discrete states of the groups whose switching
+        functions fired, set by their ``switch_states``; (y, the fired indices handled)."""
+        y, fired = y.copy(), np.asarray(fired, dtype=np.int64)
+        handled, start = [], 0
+        for g in self._switched:
+            shape = (len(g.instances), len(g.etype.switch_names(g.p)))
+            stop = start + shape[0] * shape[1]
+            mine = fired[(fired >= start) & (fired < stop)]
+            if len(mine) and issubclass(g.etype, DiscreteStateProtocol):
+                mask = np.zeros(shape[0] * shape[1], dtype=bool)
+                mask[mine - start] = True
+                x = g.etype.switch_states(t, self._extend(y)[g.var_idx], mask.reshape(shape),
+                                          g.p)
+                own = slice(sum(p.nvars for p in g.etype.ports),
+                            sum(p.nvars for p in g.etype.ports) + len(g.etype.states))
+                y[g.var_idx[:, own]] = x[:, own]
+                handled += list(mine)
+            start = stop
+        return y, np.array(handled, dtype=np.int64)
 
     # --- checks and initial values ------------------------------------------------------
     def check_structure(self) -> None:

@@ -197,3 +197,24 @@ class JointProtocol:
     @classmethod
     def axis_joint(cls, inst: ElementInstance) -> AxisJoint | None:          # (10)
         return None
+
+
+class DiscreteStateProtocol:
+    """An element with discrete states, which change only at its state events (a
+    relay's on/off): the memory that a function of the continuous state cannot hold.
+
+    (1) A discrete state is one of the element's own states, declared differential
+        with the equation x' = 0: a step keeps it exactly, a restart keeps it.
+    (2) ``switch_states(t, x, fired, p) -> x``: called by the solver's event update
+        (solver/problem.py item 20) at a restart on an event of the group, and once at
+        the start with the switching functions positive there. ``x`` (N, nvars) the
+        local variables, ``fired`` (N, m) bool: which of the group's switching functions
+        fired, per instance. Returns x with the discrete states set (only the element's
+        own states are read back). The element's switching functions must be written
+        so that the new state makes the fired ones negative again (they are read afresh
+        from it). Required.
+    """
+
+    @classmethod
+    def switch_states(cls, t: float, x: np.ndarray, fired: np.ndarray, p) -> np.ndarray:  # (2)
+        raise NotImplementedError

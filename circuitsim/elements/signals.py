@@ -49,3 +49,38 @@ def ramp(z: np.ndarray, delta: np.ndarray) -> tuple:
     u = z / delta + 1.0
     inside = (u > 0.0) & (u < 1.0)
     return np.clip(u, 0.0, 1.0), np.where(inside, 1.0 / delta, 0.0)
+
+
+def data_table(inst, keyword: str, function: str):
+    """The table of a lookup block's ``data={table(u, file=...)}`` (``function``
+    'table' or 'table2'): the expression must be that one call, its file read where
+    the netlist was loaded (runtime/tables.py). Raises ModelError at the parameter."""
+    from ..errors import ModelError
+    from ..runtime.expressions import Func
+    from ..runtime.tables import Table1D, Table2D
+    tree = inst.params["data"]
+    kind = Table1D if function == "table" else Table2D
+    if not (isinstance(tree, Func) and tree.name == function
+            and isinstance(tree.table, kind)):
+        args = "u" if function == "table" else "u1, u2"
+        raise ModelError(f'{keyword} {inst.name}: data= takes one {function}() call, like '
+                         f'data={{{function}({args}, file="data.csv")}}',
+                         inst.param_locs.get("data", inst.loc))
+    return tree.table
+
+
+def inline_or_data(inst, keyword: str, inline: tuple):
+    """Whether a lookup block is given by its inline points (the parameters ``inline``)
+    or by ``data=`` (exactly one of the two); raises ModelError naming the block."""
+    from ..errors import ModelError
+    given = [name for name in inline if inst.params.get(name) is not None]
+    if inst.params.get("data") is not None:
+        if given:
+            raise ModelError(f"{keyword} {inst.name}: give the points "
+                             f"({', '.join(inline)}) or data=, not both",
+                             inst.param_locs.get("data", inst.loc))
+        return False
+    if len(given) != len(inline):
+        raise ModelError(f"{keyword} {inst.name} needs {'=, '.join(inline)}= (the points) "
+                         "or data={...} (a table from a file)", inst.loc)
+    return True

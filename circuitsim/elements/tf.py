@@ -8,9 +8,14 @@ Parameters
     num: numerator coefficients b, highest power of s first (a list, or one number).
     den: denominator coefficients, highest power first; its length n + 1 gives the
         order n (at most 6); num has at most n + 1 coefficients (proper).
+    y0: initial output, in steady state (default 0): the states start at the
+        equilibrium of the constant input u0 = y0/N(0)·D(0), the one whose steady
+        output is y0 (x1 = y0/b_0 below, the others 0). The block then starts at rest
+        if its input at t = 0 is u0 (a loop started at its operating point); an input
+        other than u0 starts a transient. Requires N(0) ≠ 0 unless y0 = 0, and n ≥ 1.
 Internal variables
     x1 .. x6: the states of the controllable canonical form (the first n are used,
-    differential; the others are held at 0). Initial state 0.
+    differential; the others are held at 0). Initial state: 0, or that of y0.
 Equations
     with the denominator made monic, D(s) = s^n + a_{n−1}·s^{n−1} + … + a_0, and the
     numerator padded to N(s) = b_n·s^n + … + b_0:
@@ -42,8 +47,11 @@ class TransferFunction(ElementType):
     params = (Param("num", "1", description="numerator coefficients, highest power first",
                     kind="vector", size=0),
               Param("den", "1", description="denominator coefficients, highest power "
-                    "first", kind="vector", size=0))
-    states = tuple(State(f"x{j + 1}", "1", True, "canonical state") for j in range(NMAX))
+                    "first", kind="vector", size=0),
+              Param("y0", "1", default=0.0, description="initial output (steady state)"))
+    # x1's initial value is derived from y0 by ``link`` (the derived parameter "x1_0")
+    states = tuple(State(f"x{j + 1}", "1", True, "canonical state",
+                         init_param="x1_0" if j == 0 else None) for j in range(NMAX))
 
     @classmethod
     def check(cls, inst):
@@ -57,6 +65,20 @@ class TransferFunction(ElementType):
             raise ModelError(f"tf {inst.name}: improper ({len(num) - 1} zeros, "
                              f"{len(den) - 1} poles): num may not be longer than den",
                              inst.loc)
+        if inst.params.get("y0", 0.0) != 0.0 and (len(den) == 1 or num[-1] == 0.0):
+            raise ModelError(f"tf {inst.name}: y0 needs a state and a non-zero static gain "
+                             f"(order {len(den) - 1}, N(0) = {num[-1]:g})",
+                             inst.param_locs.get("y0", inst.loc))
+
+    @classmethod
+    def link(cls, inst, frames):
+        # steady state of the input u0 with output y0: x2.. = 0, a_0·x1 = u0 and
+        # y0 = c_1·x1 + b_n·u0 = b_0·x1, b_0 the constant term of num over den[0]
+        den = np.atleast_1d(inst.params["den"]).astype(float)
+        num = np.atleast_1d(inst.params["num"]).astype(float)
+        b0 = num[-1] / den[0]
+        y0 = inst.params.get("y0", 0.0)
+        inst.params["x1_0"] = 0.0 if y0 == 0.0 else y0 / b0
 
     @classmethod
     def group_key(cls, inst):

@@ -204,6 +204,7 @@ class _Run:
         self.initial: dict = {}
         self.moved_at_restarts: list = []
         self.events = StateEvents(problem.event_functions, problem.event_names)   # (17)
+        self.event_update = problem.event_update if self.events.active else None   # (20)
         self.stats["nevents"] = 0
 
     # state for messages
@@ -255,6 +256,13 @@ class _Run:
         y, yp, info = consistent_initial_conditions(
             self.init_problem, self.t0, y0, yp0, fixed, self.rtol, self.atol,
             tscale=self.span, stats=self.stats)
+        if self.event_update is not None:          # (20) a discrete state due at t0
+            y_set, handled = self.event_update(
+                self.t0, y, np.flatnonzero(self.events.values(self.t0, y, yp) > 0))
+            if len(handled):
+                y, yp, info = consistent_initial_conditions(
+                    self.init_problem, self.t0, y_set, yp, fixed, self.rtol, self.atol,
+                    tscale=self.span, stats=self.stats)
         self.initial = info
         self.out.point(self.t0, y, yp)
         h = self.first_step or self._estimate_step(self.t0, y, yp)
@@ -285,8 +293,12 @@ class _Run:
         with them cost a 100x larger error in tests (triangle wave) for the same work."""
         hist = self.hist
         t = hist.t
+        y_left, fired = hist.D[0].copy(), () if event is None else event[0]
+        if event is not None and self.event_update is not None:    # (20) discrete states
+            y_left, handled = self.event_update(t, y_left, fired)
+            fired = np.setdiff1d(fired, handled)
         y, yp, info = consistent_initial_conditions(
-            self.init_problem, np.nextafter(t, np.inf), hist.D[0].copy(), yp_left, None,
+            self.init_problem, np.nextafter(t, np.inf), y_left, yp_left, None,
             self.rtol, self.atol, tscale=self.t_end - t, stats=self.stats)
         if info["moved"]:
             self.moved_at_restarts.append((t, info["moved"]))
@@ -297,7 +309,7 @@ class _Run:
         h = min(hist.h if event is None else event[1], self._estimate_step(t, y, yp))
         self.hist = History(t, y, yp, self._limit_first(t, h))
         self.out.point(t, y, yp)
-        self.events.reset(t, y, yp, () if event is None else event[0])
+        self.events.reset(t, y, yp, fired)
 
     # --- a run advanced in pieces ---------------------------------------------------------
     def state(self) -> tuple:

@@ -89,6 +89,14 @@ class DAEProblem:
         dense (n, n) array; the solver asks for it instead up to newton.DENSE_MAX
         unknowns, so that a small problem's run builds no sparse matrix (and does not
         import scipy.sparse).
+    (20) ``event_update(t, y, fired) -> (y, handled)`` [None]: discrete states (a
+        relay's on/off) changed at an event. Such a state is a differential unknown with
+        y' = 0, so that steps keep it exactly and restarts keep it; at a restart on an
+        event the solver passes the indices of the switching functions that fired
+        (item 17) and goes on from the returned y (its algebraic part made consistent
+        again), and once at the start those positive there (a state that must switch
+        at t0). ``handled``: the fired indices whose functions the update changed: their
+        signs are read afresh from the new state, not taken as past their roots.
     """
     n: int = 0
     id: np.ndarray = None
@@ -113,6 +121,7 @@ class DAEProblem:
     recorded: np.ndarray | None = None
     recorded_rates: np.ndarray | None = None
     jacobian_dense: Callable | None = None
+    event_update: Callable | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""
