@@ -91,6 +91,7 @@ def _one(m, t, column, units: dict, done: dict) -> tuple:
     env["time"] = t
     y = np.broadcast_to(np.asarray(expressions.evaluate(m.tree, env), dtype=float), t.shape)
     unit = units.get(m.tree.name) if isinstance(m.tree, expressions.Name) else None
+    unit = None if unit == "1" else unit                 # a signal's value: no unit shown
     if m.kind == "at":
         return _cubic(t, y, _instant(m.times["at"], done, t)), unit
     lo, hi = (_instant(m.times.get(key, default), done, t)
