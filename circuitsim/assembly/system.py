@@ -602,7 +602,7 @@ class System(DAEProblem):
         return [f"{inst.name}.{o.name}" for g in self.groups for inst in g.instances
                 for o in g.etype.outputs
                 if (kind is None or o.kind == kind) and (unit is None or o.unit == unit)
-                and not (o.kind == "energy" and _no_power(inst))]
+                and not (kind == "energy" and _no_power(inst))]
 
     def heat_names(self) -> list:
         """The 'energy' outputs of elements wholly in a no-power domain (NO_POWER: a

@@ -20,6 +20,13 @@
   solution and of the quadrature (trapezoid over the recorded points, error ~ tstep²:
   record finely, ``tstep``, for a tight check); an element storing energy without
   reporting it (an end stop in contact, an elastic joint) shows up as "dissipation".
+- heat balance of the thermal network (when there is one). Temperature × heat flow is
+  no power, so thermal nodes are left out of the power balance (as signal nodes are);
+  an element with a thermal port (rtherm, heat) turns the power it absorbs in the other
+  domains into heat and so counts as dissipation there, named. Here, integrated over the
+  run: the heat each element puts into the thermal nodes (in: losses turned into heat,
+  heat sources; out: to fixed temperatures, to ground) and the change of the heat
+  content C·T of the heat capacities, from their states: Q_in − Q_out = ΔH.
 """
 from __future__ import annotations
 
@@ -28,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..assembly.mobility import conditioning
-from ..elements.declarations import FLOW_UNIT, FRAME_VARS, SIGNAL
+from ..elements.declarations import FLOW_UNIT, FRAME_VARS, NO_POWER, SIGNAL, THERMAL
 
 QUATERNION = slice(FRAME_VARS.index("q0"), FRAME_VARS.index("q3") + 1)
 
@@ -49,6 +56,7 @@ class RunReport:
     bodies: list = field(default_factory=list)        # (name, max ||q| - 1|)
     kirchhoff: list = field(default_factory=list)     # (node, residual, unit), worst first
     energy: dict = field(default_factory=dict)        # W_in, W_diss, dE, W_store, error
+    heat: dict = field(default_factory=dict)          # Q_in, Q_out, dH, error, by element
     warnings: list = field(default_factory=list)
     singular: list = field(default_factory=list)      # (t, σ_min/σ_max, [joints])
     drifting: list = field(default_factory=list)      # velocity-model joints among those
@@ -99,6 +107,17 @@ class RunReport:
                 lines.append("    dissipated by: " + ", ".join(
                     f"{name} {work:.4g} J" for name, work in shown)
                     + (f" and {more} more" if more > 0 else ""))
+        h = self.heat
+        if h:
+            lines.append(f"  heat balance over the run: into the thermal network "
+                         f"{h['Q_in']:.6g} J = out of it {h['Q_out']:.6g} J + stored in heat "
+                         f"capacities {h['dH']:.6g} J (error {h['error']:.3g} J)")
+            for word, items in (("in", h["into"]), ("out", h["out_of"])):
+                if items:
+                    lines.append(f"    heat {word}: " + ", ".join(
+                        f"{name} {q:.4g} J" for name, q in items[:REPORT_WORST])
+                        + (f" and {len(items) - REPORT_WORST} more"
+                           if len(items) > REPORT_WORST else ""))
         if self.warnings:
             lines.append(f"  warnings: {len(self.warnings)}")
         return "\n".join(lines)
@@ -128,6 +147,7 @@ def build(system, t: np.ndarray, Y: np.ndarray, YP: np.ndarray, all_names: list,
                     for inst in g.instances if inst.name in weak]
     rep.kirchhoff = _kirchhoff(system, t[-1], Y[-1], YP[-1])
     rep.energy = _power_balance(system, t, Y, YP, col, data)
+    rep.heat = _heat_balance(system, t, Y, YP, col, data)
     return rep
 
 
@@ -150,11 +170,12 @@ def _singular_configurations(system, t, Y) -> list:
             if ratio[j] < limit and ratio[j] < ratio[j - 1] and ratio[j] <= ratio[j + 1]]
 
 
-def _node_rows(system) -> dict:
+def _node_rows(system, leave_out=(SIGNAL,)) -> dict:
     """The rows of the physical nodes' flow balances (a signal node's row is its block's
-    output equation: no flow, no power)."""
+    output equation: no flow, no power); ``leave_out=NO_POWER`` leaves the thermal
+    nodes out too (temperature × heat flow is no power: the power balance's rows)."""
     return {system.numbering.index[name]: node for name, node in system.circuit.nodes.items()
-            if name in system.numbering.index and node.domain != SIGNAL}
+            if name in system.numbering.index and node.domain not in leave_out}
 
 
 def _kirchhoff(system, t, y, yp) -> list:
@@ -180,7 +201,7 @@ def _power_balance(system, t, Y, YP, col, data) -> dict:
     spring-damper) absorbs work of which only the change of its own stored energy is
     stored: the rest is counted as dissipation."""
     node_rows = np.zeros(system.n + 2, dtype=bool)
-    node_rows[list(_node_rows(system))] = True
+    node_rows[list(_node_rows(system, NO_POWER))] = True
     power = {"source": np.zeros(len(t)), "store": np.zeros(len(t)), "other": np.zeros(len(t))}
     store_losses = 0.0
     losses = []                       # (element, work it dissipated) of the "other" kind
@@ -217,3 +238,35 @@ def _power_balance(system, t, Y, YP, col, data) -> dict:
                    key=lambda item: -abs(item[1]))
     return {"W_in": W_in, "W_diss": W_diss, "dE": dE, "W_store": W_store, "error": error,
             "scale": scale, "relative": abs(error) / scale, "losses": named}
+
+
+def _heat_balance(system, t, Y, YP, col, data) -> dict:
+    """The heat each element puts into the thermal nodes, integrated (the flows it draws
+    from them, negated), against the change of the heat capacities' heat content."""
+    thermal = np.zeros(system.n + 2, dtype=bool)
+    thermal[[i for i, node in _node_rows(system).items() if node.domain == THERMAL]] = True
+    if not thermal.any():
+        return {}
+    stores = set(system.heat_names())
+    into, out_of = [], []
+    for g in system.groups:
+        rows = thermal[g.row_idx]
+        if not rows.any():
+            continue
+        each = np.zeros((len(t), len(g.instances)))     # heat into the thermal nodes
+        for k in range(len(t)):
+            ye, ype = system._extend(Y[k]), system._extend(YP[k], constants=False)
+            F = g.etype.residual(t[k], ye[g.var_idx], ype[g.var_idx], g.p)
+            each[k] = -np.sum(np.where(rows, F.reshape(g.row_idx.shape), 0.0), axis=1)
+        for inst, q in zip(g.instances, _trapezoid(each, t, axis=0)):
+            if any(f"{inst.name}.{o.name}" in stores for o in g.etype.outputs):
+                continue                          # a heat capacity: counted from its state
+            (into if q > 0 else out_of).append((inst.name, abs(float(q))))
+    H = data[:, [col[n] for n in sorted(stores)]].sum(axis=1) if stores else np.zeros(len(t))
+    Q_in, Q_out = sum(q for _, q in into), sum(q for _, q in out_of)
+    dH = float(H[-1] - H[0])
+    scale = max(Q_in, Q_out, abs(dH), 1e-300)
+    return {"Q_in": Q_in, "Q_out": Q_out, "dH": dH, "error": Q_in - Q_out - dH,
+            "into": sorted((i for i in into if i[1] > LOSS_SHOWN * scale), key=lambda i: -i[1]),
+            "out_of": sorted((i for i in out_of if i[1] > LOSS_SHOWN * scale),
+                             key=lambda i: -i[1])}
