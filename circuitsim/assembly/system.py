@@ -21,7 +21,7 @@ import numpy as np
 
 from ..elements import compiled
 from ..elements.base import initialisation_params
-from ..elements.declarations import FRAME_VARS, NOMINAL, POTENTIAL_UNIT
+from ..elements.declarations import FRAME_VARS, NO_POWER, NOMINAL, POTENTIAL_UNIT
 from ..elements.protocols import NO_LABEL, SPEED, SPIN, DiscreteStateProtocol
 from ..errors import CircuitsimError, ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
@@ -91,6 +91,13 @@ def _check_linear(g: Group, dfdx: np.ndarray, dfdxp: np.ndarray) -> None:
             raise CircuitsimError(f"internal error: element type {name} is declared linear, "
                                   "but its residual is not its constant Jacobian times "
                                   "(x, x')")
+
+
+def _no_power(inst) -> bool:
+    """All of the element's known port domains are ones whose potential × flow is no
+    power (a heat capacity to ground: its ground port has no domain of its own)."""
+    known = [d for d in inst.domains if d]
+    return bool(known) and all(d in NO_POWER for d in known)
 
 
 def prepare_params(etype, instances: list):
@@ -612,10 +619,19 @@ class System(DAEProblem):
     def output_names(self, kind: str | None = None, unit: str | None = None) -> list:
         """Every element output in compute_outputs() order, or those of one kind
         (base.OUTPUT_KINDS: 'energy' — their sum is the circuit's stored energy —,
-        'violation', 'force', ...), optionally of one unit."""
+        'violation', 'force', ...), optionally of one unit. The energies of elements
+        wholly in a domain whose potential × flow is no power (a heat capacity's heat
+        content) are not the circuit's stored energy: ``heat_names`` gives them."""
         return [f"{inst.name}.{o.name}" for g in self.groups for inst in g.instances
                 for o in g.etype.outputs
-                if (kind is None or o.kind == kind) and (unit is None or o.unit == unit)]
+                if (kind is None or o.kind == kind) and (unit is None or o.unit == unit)
+                and not (kind == "energy" and _no_power(inst))]
+
+    def heat_names(self) -> list:
+        """The 'energy' outputs of elements wholly in a no-power domain (NO_POWER: a
+        heat capacity's heat content C·T, J)."""
+        return [f"{inst.name}.{o.name}" for g in self.groups for inst in g.instances
+                for o in g.etype.outputs if o.kind == "energy" and _no_power(inst)]
 
     def recorded_unknowns(self, names) -> tuple:
         """(recorded, recorded_rates), each (n,) 1.0 for the unknowns whose values (y')

@@ -16,24 +16,34 @@ import numpy as np
 
 REQUIRED = object()   # default of a parameter the user must give
 
-DOMAINS = ("electrical", "translational", "rotational", "hydraulic")
+DOMAINS = ("electrical", "translational", "rotational", "hydraulic", "thermal")
 MECHANICAL = ("translational", "rotational")
+# The thermal domain: potential the absolute temperature (K, the ground node 0 is 0 K),
+# flow the heat flow (W). Temperature x heat flow is no power, so its nodes and stores
+# stay out of the run report's power balance (as signal nodes do); heat enters it from
+# the other domains' losses through thermal ports (docs/thermal.md).
+THERMAL = "thermal"
 # The signal domain of control blocks (conventions.md §7): a node carries a value and
 # no flow; its row is the equation of the one block output that drives it. Not among
 # DOMAINS: the any-domain elements (R C L V I B) are physical and refuse it.
 SIGNAL = "signal"
+# Domains whose potential x flow is no power: the power balance leaves their nodes and
+# the energies of elements wholly in them out (a heat capacity's C·T is heat, not work).
+NO_POWER = (SIGNAL, THERMAL)
 
 # Units of potential and flow per domain (conventions.md §1), used in docs and checks.
 POTENTIAL_UNIT = {"electrical": "V", "translational": "m/s", "rotational": "rad/s",
-                  "hydraulic": "Pa", SIGNAL: "1"}
+                  "hydraulic": "Pa", THERMAL: "K", SIGNAL: "1"}
 FLOW_UNIT = {"electrical": "A", "translational": "N", "rotational": "N*m",
-             "hydraulic": "m^3/s", SIGNAL: "1"}
+             "hydraulic": "m^3/s", THERMAL: "W", SIGNAL: "1"}
 
 # Nominal magnitude of an unknown by its SI unit (1 where not listed): the solver's
 # absolute tolerance is atol x nominal, as Modelica tools scale by a variable's
 # ``nominal``. Pressures are ~1e5..1e7 Pa and volume flows ~1e-5..1e-3 m^3/s: one atol
 # for all would ask for 1e-12 Pa (a step-size collapse at every pressure zero crossing)
 # or accept 1e-9 m^3/s errors on a 1e-4 m^3/s flow.
+# Temperatures (~300 K) and heat flows (~1..1e3 W) keep nominal 1: atol 1e-6 K is
+# already far below any thermal measurement.
 NOMINAL = {"Pa": 1e5, "m^3/s": 1e-4}
 
 

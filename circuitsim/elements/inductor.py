@@ -5,7 +5,8 @@ Ports
 Parameters
     L: inductance (H; m/N translational; rad/(N·m) rotational; Pa·s²/m³ hydraulic).
     ic: initial flow (optional, default 0).
-    domain: the domain of a and b where no other element fixes it (default electrical).
+    domain: the domain of a and b where no other element fixes it (default electrical;
+       not thermal: heat has no inertia, there is no thermal inductance).
 Internal variables
     i (differential): the flow from a through the element to b.
 Equations
@@ -20,6 +21,7 @@ Example
 """
 import numpy as np
 
+from ..errors import ModelError
 from .base import ElementType
 from .declarations import Output, Param, Port, State, domain_param
 from .resistor import _FLOW
@@ -41,6 +43,13 @@ class Inductor(ElementType):
     linear = True
     positional_param = "L"
     pattern = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 1]], dtype=bool)
+
+    @classmethod
+    def check(cls, inst):
+        if "thermal" in inst.domains:
+            raise ModelError(f"L {inst.name}: there is no thermal inductance (heat flow has "
+                             "no inertia); use R (thermal resistance) and C (heat capacity)",
+                             inst.loc)
 
     @classmethod
     def residual(cls, t, x, xp, p):

@@ -1,9 +1,10 @@
 """R — linear resistance in any domain.
 
 Ports
-    a, b: same domain (electrical, translational, rotational or hydraulic).
+    a, b: same domain (electrical, translational, rotational, hydraulic or thermal).
 Parameters
-    R: resistance (Ω; s/kg translational; rad/(N·m·s) rotational; Pa·s/m³ hydraulic).
+    R: resistance (Ω; s/kg translational; rad/(N·m·s) rotational; Pa·s/m³ hydraulic;
+       K/W thermal: a thermal resistance, heat flow = ΔT/R).
     domain: the domain of a and b where no other element fixes it (default electrical).
 Equations
     (1) f = (p_a − p_b) / R            flow from a through the element to b
@@ -21,8 +22,9 @@ from .base import ElementType, branch_block, branch_rows
 from .declarations import Output, Param, Port, domain_param
 
 _R_UNITS = {"electrical": "Ohm", "translational": "s/kg", "rotational": "rad/N/m/s",
-            "hydraulic": "Pa*s/m^3"}
-_FLOW = {"electrical": "A", "translational": "N", "rotational": "N*m", "hydraulic": "m^3/s"}
+            "hydraulic": "Pa*s/m^3", "thermal": "K/W"}
+_FLOW = {"electrical": "A", "translational": "N", "rotational": "N*m", "hydraulic": "m^3/s",
+         "thermal": "W"}
 
 
 class Resistor(ElementType):

@@ -194,12 +194,17 @@ class Series:
         if unit is None or self.column is None or self.column.quantity is None:
             return self.values
         target = units.parse_unit(unit)
-        if self.column.quantity.dims[:4] != target.dims[:4]:       # an angle is a number
+        if _no_angle(self.column.quantity.dims) != _no_angle(target.dims):  # an angle is a number
             written = _a(units.describe(self.column.unit))
             raise NetlistError(f"pwl(): the column '{self.column.label}' is {written}; here "
                                f"the values are {_a(units.describe(unit))} in {unit}",
                                self.column.loc, f"(the data file of pwl() at {self.loc})")
         return units.scale(self.values, 1.0 / target.factor)
+
+
+def _no_angle(dims: tuple) -> tuple:
+    rad = units.BASE.index("rad")
+    return dims[:rad] + dims[rad + 1:]
 
 
 def _a(noun: str) -> str:

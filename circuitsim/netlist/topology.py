@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from ..elements.declarations import DOMAINS, SIGNAL
+from ..elements.declarations import DOMAINS, SIGNAL, THERMAL
 from ..errors import NetlistError, did_you_mean
 from ..runtime.graphs import UnionFind, connected_components, forest_path
 from ..runtime.names import GROUND
@@ -52,8 +52,11 @@ def infer_domains(pending: list) -> dict:
                     f"domain mismatch at node '{node}': {el.type.keyword} {el.name} "
                     f"needs it {' or '.join(domains)} (port {port.name}), but "
                     f"{who.type.keyword} {who.name}{_where(who.loc, el.loc)} makes it "
-                    f"{' or '.join(sorted(have))}; connect different domains through a "
-                    "transducer (transformer, gyrator)", el.loc)
+                    f"{' or '.join(sorted(have))}; " + (
+                        "heat enters a thermal node through a thermal port (rtherm, heat, "
+                        "docs/thermal.md)" if THERMAL in set(domains) | have else
+                        "connect different domains through a transducer (transformer, "
+                        "gyrator)"), el.loc)
             allowed[root] = (new, el)
             narrowed_by[root] = port
 

@@ -3,8 +3,13 @@
 A number in a netlist may carry ``[prefix][unit]`` (``4.7k``, ``10mH``, ``2N*m/rad``).
 Prefixes are case-insensitive as in SPICE (``M`` is milli, ``meg`` is 1e6); unit symbols
 are case-sensitive. A unit is a factor to SI and a dimension: integer exponents over
-(kg, m, s, A, rad). The radian is kept as its own dimension so that ``rad/s`` and
+(kg, m, s, A, rad, K). The radian is kept as its own dimension so that ``rad/s`` and
 ``Hz`` (1/s) are not confused and ``rpm`` converts to rad/s.
+
+``degC`` (or ``°C``) is the one unit with an offset: an absolute temperature, ``20degC``
+= 293.15 K. It is read only as a whole suffix, where the declared unit is K (a
+temperature) or nothing is declared; never inside a compound unit (W/degC) nor where the
+unit is another one: a temperature difference or coefficient is written in K (K/W, 1/K).
 
 :func:`to_si` decides what a suffix means, given the unit the value is declared in
 (or None where no unit is declared: ``.param`` and brace expressions).
@@ -16,7 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-BASE = ("kg", "m", "s", "A", "rad")
+BASE = ("kg", "m", "s", "A", "rad", "K")
 
 
 class UnitError(ValueError):
@@ -47,8 +52,8 @@ class Quantity:
         return Quantity(self.factor ** n, tuple(a * n for a in self.dims))
 
 
-def _q(factor: float, kg=0, m=0, s=0, A=0, rad=0) -> Quantity:
-    return Quantity(float(factor), (kg, m, s, A, rad))
+def _q(factor: float, kg=0, m=0, s=0, A=0, rad=0, K=0) -> Quantity:
+    return Quantity(float(factor), (kg, m, s, A, rad, K))
 
 
 ONE = _q(1)
@@ -78,11 +83,16 @@ SYMBOLS = {
     "rev": _q(2 * math.pi, rad=1), "rpm": _q(2 * math.pi / 60, s=-1, rad=1),
     "Hz": _q(1, s=-1),
     "L": _q(1e-3, m=3), "cc": _q(1e-6, m=3),
+    "K": _q(1, K=1),
 }
-UNIT_NAMES = {"m": "metre", "g": "gram", "F": "farad", "N": "newton"}
+# Celsius: an absolute temperature, T[K] = T[degC] + CELSIUS_ZERO (see the module's
+# docstring for where it is accepted).
+CELSIUS = ("degC", "\u00b0C")
+CELSIUS_ZERO = 273.15
+UNIT_NAMES = {"m": "metre", "g": "gram", "F": "farad", "N": "newton", "K": "kelvin"}
 
 # Names of quantities for messages and docs, by dimension.
-_QUANTITY_NAMES = {
+_QUANTITY_NAMES = {dims + (0,): name for dims, name in {
     (0, 0, 0, 0, 0): "plain number", (0, 1, 0, 0, 0): "length", (1, 0, 0, 0, 0): "mass",
     (0, 0, 1, 0, 0): "time", (0, 0, 0, 1, 0): "current", (0, 0, 0, 0, 1): "angle",
     (0, 1, -1, 0, 0): "velocity", (0, 0, -1, 0, 1): "angular velocity",
@@ -94,7 +104,12 @@ _QUANTITY_NAMES = {
     (1, 2, 0, 0, 0): "moment of inertia", (1, 0, -2, 0, 0): "stiffness",
     (1, 2, -2, 0, -1): "rotational stiffness", (1, 0, -1, 0, 0): "damping",
     (1, 2, -1, 0, -1): "rotational damping", (0, 0, 1, 1, 0): "charge",
-}
+}.items()}
+_QUANTITY_NAMES.update({
+    (0, 0, 0, 0, 0, 1): "temperature", (0, 0, 0, 0, 0, -1): "temperature coefficient",
+    (1, 2, -2, 0, 0, -1): "heat capacity", (1, 2, -3, 0, 0, -1): "thermal conductance",
+    (-1, -2, 3, 0, 0, 1): "thermal resistance", (1, 0, -3, 0, 0, -1): "heat transfer coefficient",
+    (1, 0, -3, 0, 0, 0): "heat flux"})
 
 # Example spellings offered in messages and docs (filtered by dimension).
 CATALOG = ("m", "mm", "cm", "um", "km", "kg", "g", "s", "ms", "us", "min", "h",
@@ -104,7 +119,8 @@ CATALOG = ("m", "mm", "cm", "um", "km", "kg", "g", "s", "ms", "us", "min", "h",
            "Ohm", "kOhm", "megOhm", "mOhm", "F", "uF", "nF", "pF", "H", "mH", "uH",
            "W", "kW", "J", "kJ", "m^3", "L", "cc", "m^3/s", "L/min", "L/s", "cc/s",
            "N/m", "N/mm", "kN/m", "N*m/rad", "N*m/deg", "N*s/m", "N*m*s/rad",
-           "kg*m^2", "g*cm^2", "V*s", "Pa*s", "m^3/Pa", "Pa*s/m^3")
+           "kg*m^2", "g*cm^2", "V*s", "Pa*s", "m^3/Pa", "Pa*s/m^3",
+           "K", "1/K", "J/K", "kJ/K", "W/K", "K/W", "W/m^2/K")
 
 _TERM = re.compile(r"^([^\^]+)(?:\^(-?\d+))?$")
 _SPLIT = re.compile(r"([*/])")
@@ -112,6 +128,10 @@ _SPLIT = re.compile(r"([*/])")
 
 def _symbol(word: str) -> Quantity:
     """One ``[prefix]symbol``; an exact symbol wins over prefix + symbol (``min``, ``m``)."""
+    if word in CELSIUS:
+        raise UnitError(f"'{word}' is an absolute temperature (with an offset) and cannot "
+                        "be part of a unit; write temperature differences and coefficients "
+                        "in K (K/W, W/K, 1/K)")
     if word in SYMBOLS:
         return SYMBOLS[word]
     if word == "1":
@@ -171,7 +191,8 @@ def accepts(unit: str) -> list:
     if unit in ("", "1"):
         return ["1"]
     dims = dimension(unit)
-    return [unit] + [c for c in CATALOG if c != unit and parse_unit(c).dims == dims]
+    celsius = ["degC"] if parse_unit(unit) == SYMBOLS["K"] else []
+    return [unit] + celsius + [c for c in CATALOG if c != unit and parse_unit(c).dims == dims]
 
 
 def _article(noun: str) -> str:
@@ -217,7 +238,10 @@ def scale(mantissa, factor: float):
 # A suffix that is a unit of the wrong dimension is an error (k=2N on a stiffness is not
 # 2 nano), except lower-case m and g, which stay milli and giga where metres or grams do
 # not fit, as in SPICE (R=1m is 1 mOhm, R=1g is 1 GOhm).
-PREFIX_BEFORE_UNIT = ("m", "g")
+# Upper-case K likewise: kelvin where a temperature is declared, kilo elsewhere (R=1K is
+# 1 kOhm), and ambiguous where nothing is (.param, subcircuit parameters: write 2k, or a
+# temperature in degC).
+PREFIX_BEFORE_UNIT = ("m", "g", "K")
 
 
 MAX_MAGNITUDE = 1e100   # beyond this no quantity is physical, and squares would overflow
@@ -247,6 +271,8 @@ def check_magnitude(value: float) -> None:
 def _to_si(mantissa: float, suffix: str, unit: str | None) -> float:
     if not suffix:
         return mantissa
+    if suffix in CELSIUS:
+        return _celsius(mantissa, suffix, unit)
     prefix = PREFIXES.get(suffix.lower())
     quantity, error = _try_unit(suffix)
     if isinstance(error, AmbiguousUnitError):
@@ -267,6 +293,16 @@ def _to_si(mantissa: float, suffix: str, unit: str | None) -> float:
         return scale(mantissa, prefix)
     what = f"unit '{suffix}' does not fit here" if quantity is not None else str(error)
     raise UnitError(f"{what}: expected {_expected(unit)}")
+
+
+def _celsius(mantissa: float, suffix: str, unit: str | None) -> float:
+    """``20degC`` -> 293.15 K where a temperature (K) or nothing is declared."""
+    if unit is None or (unit not in ("", "1") and parse_unit(unit) == SYMBOLS["K"]):
+        return mantissa + CELSIUS_ZERO
+    raise UnitError(f"'{mantissa:g}{suffix}' is an absolute temperature; here "
+                    f"{_expected(unit)} is expected" + (
+                        " (a temperature difference or coefficient: write it in K)"
+                        if parse_unit(unit).dims[-1] else ""))
 
 
 def _ambiguous(mantissa: float, suffix: str, prefix: float) -> str:

@@ -51,6 +51,8 @@ def _suffix_dims(text: str | None, bare):
     suffix = split_number(text)[1]
     if not suffix or suffix.lower() in units.PREFIXES:
         return bare
+    if suffix in units.CELSIUS:
+        return units.SYMBOLS["K"].dims          # an absolute temperature
     try:
         return units.parse_unit(suffix).dims
     except units.UnitError:
@@ -116,13 +118,14 @@ def dims_of(value: ast.Value, scope: Mapping):
 
 
 def _without_radian(dims: tuple) -> tuple:
-    return dims[:units.BASE.index("rad")]
+    rad = units.BASE.index("rad")
+    return dims[:rad] + dims[rad + 1:]
 
 
 def _dims_text(dims) -> str:
     for name in ("m", "m^2", "m^3", "kg", "s", "N", "N*m", "Pa", "V", "A", "W", "J", "rad",
                  "rad/s", "m/s", "m/s^2", "Ohm", "H", "F", "m^3/s", "kg*m^2", "N/m",
-                 "N*s/m", "Hz"):
+                 "N*s/m", "Hz", "K", "1/K", "J/K", "W/K", "K/W"):
         if units.parse_unit(name).dims == dims:
             return name
     return "*".join(f"{b}^{e}" if e != 1 else b for b, e in zip(units.BASE, dims) if e)

@@ -27,8 +27,8 @@ Generated from the element registry by `python -m circuitsim.output.docgen`; do 
 (a test fails when this page is stale). Signs follow [conventions.md](conventions.md) §1:
 the flow of an element is counted positive *into* the element at each port, so at its
 port `a` it goes from `a` through the element to `b`.
-Potentials: V (electrical), m/s (translational), rad/s (rotational), Pa (hydraulic);
-flows: A, N, N·m, m³/s. Units in the tables are SI; any listed unit may be written with a
+Potentials: V (electrical), m/s (translational), rad/s (rotational), Pa (hydraulic),
+K (thermal); flows: A, N, N·m, m³/s, W. Units in the tables are SI; any listed unit may be written with a
 scale prefix or as an equivalent unit (`10mH`, `300rpm`, `2bar`, `5g`).
 
 """

@@ -20,6 +20,13 @@
   energy consistency of the solution and of the quadrature (within the run's
   tolerance); an element storing energy without reporting it (an elastic joint) shows
   up as "dissipation".
+- heat balance of the thermal network (when there is one). Temperature × heat flow is
+  no power, so thermal nodes are left out of the power balance (as signal nodes are);
+  an element with a thermal port (rtherm, heat) turns the power it absorbs in the other
+  domains into heat and so counts as dissipation there, named. Here, integrated over the
+  run the same way: the heat each element puts into the thermal nodes (in: losses turned
+  into heat, heat sources; out: to fixed temperatures, to ground) and the change of the
+  heat content C·T of the heat capacities, from their states: Q_in − Q_out = ΔH.
 """
 from __future__ import annotations
 
@@ -28,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..assembly.mobility import conditioning
-from ..elements.declarations import FLOW_UNIT, FRAME_VARS, SIGNAL
+from ..elements.declarations import FLOW_UNIT, FRAME_VARS, NO_POWER, SIGNAL, THERMAL
 
 QUATERNION = slice(FRAME_VARS.index("q0"), FRAME_VARS.index("q3") + 1)
 
@@ -48,6 +55,7 @@ class RunReport:
     bodies: list = field(default_factory=list)        # (name, max ||q| - 1|)
     kirchhoff: list = field(default_factory=list)     # (node, residual, unit), worst first
     energy: dict = field(default_factory=dict)        # W_in, W_diss, dE, W_store, error
+    heat: dict = field(default_factory=dict)          # Q_in, Q_out, dH, error, by element
     warnings: list = field(default_factory=list)
     singular: list = field(default_factory=list)      # (t, σ_min/σ_max, [joints])
     drifting: list = field(default_factory=list)      # velocity-model joints among those
@@ -98,6 +106,17 @@ class RunReport:
                 lines.append("    dissipated by: " + ", ".join(
                     f"{name} {work:.4g} J" for name, work in shown)
                     + (f" and {more} more" if more > 0 else ""))
+        h = self.heat
+        if h:
+            lines.append(f"  heat balance over the run: into the thermal network "
+                         f"{h['Q_in']:.6g} J = out of it {h['Q_out']:.6g} J + stored in heat "
+                         f"capacities {h['dH']:.6g} J (error {h['error']:.3g} J)")
+            for word, items in (("in", h["into"]), ("out", h["out_of"])):
+                if items:
+                    lines.append(f"    heat {word}: " + ", ".join(
+                        f"{name} {q:.4g} J" for name, q in items[:REPORT_WORST])
+                        + (f" and {len(items) - REPORT_WORST} more"
+                           if len(items) > REPORT_WORST else ""))
         if self.warnings:
             lines.append(f"  warnings: {len(self.warnings)}")
         return "\n".join(lines)
@@ -130,6 +149,7 @@ def build(system, t: np.ndarray, Y: np.ndarray, all_names: list, data: np.ndarra
     rep.kirchhoff = _kirchhoff(system, *quad.last)
     if quad.first is not None:
         rep.energy = _power_balance(system, quad, col, data)
+        rep.heat = _heat_balance(system, quad, col)
     return rep
 
 
@@ -152,11 +172,12 @@ def _singular_configurations(system, t, Y) -> list:
             if ratio[j] < limit and ratio[j] < ratio[j - 1] and ratio[j] <= ratio[j + 1]]
 
 
-def _node_rows(system) -> dict:
+def _node_rows(system, leave_out=(SIGNAL,)) -> dict:
     """The rows of the physical nodes' flow balances (a signal node's row is its block's
-    output equation: no flow, no power)."""
+    output equation: no flow, no power); ``leave_out=NO_POWER`` leaves the thermal
+    nodes out too (temperature × heat flow is no power: the power balance's rows)."""
     return {system.numbering.index[name]: node for name, node in system.circuit.nodes.items()
-            if name in system.numbering.index and node.domain != SIGNAL}
+            if name in system.numbering.index and node.domain not in leave_out}
 
 
 def _kirchhoff(system, t, y, yp) -> list:
@@ -178,45 +199,60 @@ def _category(g) -> str:
 
 
 class StepQuadrature:
-    """The work each element absorbs over the run, by Simpson's rule over the solver's
-    own steps: a step from t0 to t1 contributes (t1 − t0)/6·(P(t0) + 4·P(t_mid) + P(t1)),
-    with the state at the midpoint interpolated within the step. The recorded points
-    would miss what happens between them (an end stop's impact inside an output
-    interval). Fed by the solver's ``on_step`` (solver/recording.py): one point starts
-    (t0, or the right limit at a restart), two points (midpoint, end) are a step."""
+    """The work each element absorbs and the heat it puts into the thermal nodes over
+    the run, by Simpson's rule over the solver's own steps: a step from t0 to t1
+    contributes (t1 − t0)/6·(P(t0) + 4·P(t_mid) + P(t1)), with the state at the midpoint
+    interpolated within the step. The recorded points would miss what happens between
+    them (an end stop's impact inside an output interval). Fed by the solver's
+    ``on_step`` (solver/recording.py): one point starts (t0, or the right limit at a
+    restart), two points (midpoint, end) are a step."""
 
     def __init__(self, system):
         self.system = system
-        self.node_rows = np.zeros(system.n + 2, dtype=bool)
-        self.node_rows[list(_node_rows(system))] = True
-        self.work = [np.zeros(len(g.instances)) for g in system.groups]
+        self.power_rows = np.zeros(system.n + 2, dtype=bool)
+        self.power_rows[list(_node_rows(system, NO_POWER))] = True
+        self.thermal_rows = np.zeros(system.n + 2, dtype=bool)
+        self.thermal_rows[[i for i, node in _node_rows(system).items()
+                           if node.domain == THERMAL]] = True
+        # per group, (2, instances): the work absorbed and the heat delivered
+        self.totals = [np.zeros((2, len(g.instances))) for g in system.groups]
         self.first = self.last = None          # (t, y, yp) at the ends of the quadrature
-        self._p_last = None                    # the powers at the last point
+        self._p_last = None                    # the rates at the last point
 
-    def _powers(self, t, y, yp) -> list:
-        """The power each element absorbs at (t, y, y'), per group: the sum over its port
-        nodes of potential × the flow it draws (its share of the node's flow balance)."""
+    @property
+    def work(self) -> list:
+        return [total[0] for total in self.totals]
+
+    @property
+    def heat(self) -> list:
+        return [total[1] for total in self.totals]
+
+    def _rates(self, t, y, yp) -> list:
+        """Per group, (2, instances): the power each element absorbs at (t, y, y'), the
+        sum over its port nodes of potential × the flow it draws (its share of the
+        node's flow balance), and the heat flow it puts into the thermal nodes."""
         system = self.system
         ye, ype = system._extend(y), system._extend(yp, constants=False)
         out = []
         for g in system.groups:
             F = g.etype.residual(t, ye[g.var_idx], ype[g.var_idx], g.p).reshape(g.row_idx.shape)
-            potential = np.where(self.node_rows[g.row_idx], ye[g.row_idx], 0.0)
-            out.append(np.sum(potential * F, axis=1))
+            potential = np.where(self.power_rows[g.row_idx], ye[g.row_idx], 0.0)
+            heat = -np.sum(np.where(self.thermal_rows[g.row_idx], F, 0.0), axis=1)
+            out.append(np.stack([np.sum(potential * F, axis=1), heat]))
         return out
 
     def __call__(self, T, Y, YP) -> None:
         if len(T) == 1:                        # a start: no work up to here
-            self._p_last = self._powers(T[0], Y[0], YP[0])
+            self._p_last = self._rates(T[0], Y[0], YP[0])
             if self.first is None:
                 self.first = (T[0], Y[0], YP[0])
             self.last = (T[0], Y[0], YP[0])
             return
         t0 = self.last[0]
-        p_mid, p_end = self._powers(T[0], Y[0], YP[0]), self._powers(T[1], Y[1], YP[1])
+        p_mid, p_end = self._rates(T[0], Y[0], YP[0]), self._rates(T[1], Y[1], YP[1])
         h = T[1] - t0
-        for work, a, m, b in zip(self.work, self._p_last, p_mid, p_end):
-            work += h / 6.0 * (a + 4.0 * m + b)
+        for total, a, m, b in zip(self.totals, self._p_last, p_mid, p_end):
+            total += h / 6.0 * (a + 4.0 * m + b)
         self._p_last = p_end
         self.last = (T[1], Y[1], YP[1])
 
@@ -263,3 +299,26 @@ def _power_balance(system, quad: StepQuadrature, col, data) -> dict:
                    key=lambda item: -abs(item[1]))
     return {"W_in": W_in, "W_diss": W_diss, "dE": dE, "W_store": W_store, "error": error,
             "scale": scale, "relative": abs(error) / scale, "losses": named}
+
+
+def _heat_balance(system, quad: StepQuadrature, col) -> dict:
+    """The heat each element put into the thermal nodes over the run (``quad``), against
+    the change of the heat capacities' heat content, from their states."""
+    if not quad.thermal_rows.any():
+        return {}
+    stores = sorted(system.heat_names())
+    into, out_of = [], []
+    for g, heat in zip(system.groups, quad.heat):
+        if not quad.thermal_rows[g.row_idx].any():
+            continue
+        for inst, q in zip(g.instances, heat):
+            if any(f"{inst.name}.{o.name}" in stores for o in g.etype.outputs):
+                continue                          # a heat capacity: counted from its state
+            (into if q > 0 else out_of).append((inst.name, abs(float(q))))
+    Q_in, Q_out = sum(q for _, q in into), sum(q for _, q in out_of)
+    dH = _energies(system, quad.last, col, stores) - _energies(system, quad.first, col, stores)
+    scale = max(Q_in, Q_out, abs(dH), 1e-300)
+    return {"Q_in": Q_in, "Q_out": Q_out, "dH": dH, "error": Q_in - Q_out - dH,
+            "into": sorted((i for i in into if i[1] > LOSS_SHOWN * scale), key=lambda i: -i[1]),
+            "out_of": sorted((i for i in out_of if i[1] > LOSS_SHOWN * scale),
+                             key=lambda i: -i[1])}

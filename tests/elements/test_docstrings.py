@@ -78,6 +78,11 @@ CONTEXT = {
     "tf": "sigsrc R u v=1",
     "vsig": "sigsrc R u v=1\nR R1 arm 0 R=1",
     "universal": _bodies("shaft1", "shaft2"),
+    # thermal: a heat capacity on the heated node
+    "heat": ("V V1 p1 0 V=1e5 domain=hydraulic\nB O1.Q p1 p2 I={1e-9*v(p1,p2)} "
+             "domain=hydraulic\nV V2 p2 0 V=0 domain=hydraulic\n"
+             "C Cw tw 0 C=100 ic=300 domain=thermal"),
+    "rtherm": "V V1 a 0 V=1\nR Rb b 0 R=1\nC Cw tw 0 C=100 ic=20degC domain=thermal",
 }
 
 

@@ -16,7 +16,7 @@ def test_a_fixed_domain_tries_its_unit_alone():
 
 
 def test_an_open_domain_tries_its_default_then_the_others_allowed():
-    assert units_of("electrical", None) == ["Ohm", "s/kg", "rad/N/m/s", "Pa*s/m^3"]
+    assert units_of("electrical", None) == ["Ohm", "s/kg", "rad/N/m/s", "Pa*s/m^3", "K/W"]
     assert units_of("electrical", {"electrical", "hydraulic"}) == ["Ohm"]
     assert units_of(None, {"hydraulic", "rotational"}) == ["rad/N/m/s", "Pa*s/m^3"]
     assert units_of(None, set()) == [None]
@@ -40,3 +40,12 @@ def test_each_element_keeps_its_scalar_ports_in_port_order():
         assert el.scalar == scalar_ports(el)
         assert [n for _, n in el.scalar] == [n for p, n in zip(el.type.ports, el.nodes)
                                             if not p.frame]
+
+
+def test_a_thermal_resistance_unit_or_kilo_on_an_open_domain():
+    """R=2K/W fits only the thermal domain and is read in it; R=1K is 1 kOhm (electrical
+    first, K a prefix there, as in SPICE)."""
+    net = circuitsim.parse("R R1 a 0 R=2K/W\nI I1 0 a I=1 domain=thermal\n.tran 1m\n", "<u>")
+    assert net.circuit().elements[0].params["R"] == 2.0
+    net = circuitsim.parse("R R1 a 0 R=1K\nI I1 0 a I=1\n.tran 1m\n", "<u>")
+    assert net.circuit().elements[0].params["R"] == 1000.0

@@ -69,7 +69,7 @@ def test_declared_unit(mantissa, suffix, unit, expected):
 @pytest.mark.parametrize("mantissa, suffix, expected", [
     (10, "u", 1e-5), (4.7, "k", 4700.0), (1, "meg", 1e6), (2, "p", 2e-12),
     (3, "M", 3e-3),                 # SPICE: M is milli
-    (2, "K", 2000.0), (1, "T", 1e12), (5, "\u00b5", 5e-6),
+    (1, "T", 1e12), (5, "\u00b5", 5e-6),
     (5, "kg", 5.0), (1, "mm", 1e-3), (2, "bar", 2e5), (300, "rpm", 31.41592653589793),
     (90, "deg", math.pi / 2), (2, "ms", 2e-3), (3, "L/min", 5e-5), (7, "", 7.0),
 ])
@@ -85,7 +85,7 @@ def test_decimal_prefixes_round_as_written():
 
 @pytest.mark.parametrize("suffix, prefix_word, unit_word", [
     ("m", "milli", "metre"), ("g", "giga", "gram"), ("F", "femto", "farad"),
-    ("N", "nano", "newton"),
+    ("N", "nano", "newton"), ("K", "kilo", "kelvin"),
 ])
 def test_ambiguous_without_declared_unit(suffix, prefix_word, unit_word):
     with pytest.raises(UnitError) as info:
@@ -127,13 +127,13 @@ def test_exact_symbol_wins_over_prefix():
     assert units.parse_unit("min").factor == 60.0       # minute, not milli-inch
     assert units.parse_unit("m").dims == units.dimension("m")
     assert units.parse_unit("mm").factor == pytest.approx(1e-3)
-    assert units.parse_unit("ms").dims == (0, 0, 1, 0, 0)
+    assert units.parse_unit("ms").dims == (0, 0, 1, 0, 0, 0)
 
 
 def test_dimensions():
-    assert units.dimension("N") == (1, 1, -2, 0, 0)
-    assert units.dimension("rad/N/m/s") == (-1, -2, 1, 0, 1)
-    assert units.dimension("Pa*s^2/m^3") == (1, -4, 0, 0, 0)
+    assert units.dimension("N") == (1, 1, -2, 0, 0, 0)
+    assert units.dimension("rad/N/m/s") == (-1, -2, 1, 0, 1, 0)
+    assert units.dimension("Pa*s^2/m^3") == (1, -4, 0, 0, 0, 0)
     assert units.same_dimension("rpm", "rad/s")
     assert units.same_dimension("Hz", "1/s")
     assert not units.same_dimension("rad/s", "Hz")     # radian kept as a dimension
@@ -197,3 +197,30 @@ def test_a_suffix_read_again_gives_the_same_answer_and_a_fresh_error():
         with pytest.raises(UnitError, match="kx"):
             to_si(1, "kx", "m")
     assert to_si(2, "k", "1") == to_si(2, "k", "1") == 2000.0
+
+
+# --- the thermal domain: kelvin and degrees Celsius -----------------------------------
+@pytest.mark.parametrize("mantissa, suffix, unit, expected", [
+    (300, "K", "K", 300.0),            # K is kelvin where a temperature is declared
+    (1, "K", "Ohm", 1000.0),           # ... and kilo elsewhere, as in SPICE
+    (20, "degC", "K", 293.15),         # an absolute temperature: offset 273.15
+    (-273.15, "\u00b0C", "K", 0.0),
+    (20, "degC", None, 293.15),        # where nothing is declared (.param, subcircuits)
+    (5, "W/K", "W/K", 5.0), (2, "kJ/K", "J/K", 2000.0), (2, "K/W", "K/W", 2.0),
+    (10, "W/m^2/K", "W/m^2/K", 10.0), (3.93e-3, "1/K", "1/K", 3.93e-3),
+    (500, "mK", "K", 0.5),
+])
+def test_thermal_units(mantissa, suffix, unit, expected):
+    assert to_si(mantissa, suffix, unit) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("suffix, unit, says", [
+    ("degC", "K/W", "thermal resistance"),      # a difference or coefficient: write K
+    ("degC", "1/K", "write it in K"),
+    ("degC", "Ohm", "resistance"),
+    ("W/degC", "W/K", "cannot be part of a unit"),
+])
+def test_celsius_only_for_absolute_temperatures(suffix, unit, says):
+    with pytest.raises(UnitError) as info:
+        to_si(20, suffix, unit)
+    assert says in str(info.value) and "absolute temperature" in str(info.value)
