@@ -239,9 +239,11 @@ def scale(mantissa, factor: float):
 # 2 nano), except lower-case m and g, which stay milli and giga where metres or grams do
 # not fit, as in SPICE (R=1m is 1 mOhm, R=1g is 1 GOhm).
 # Upper-case K likewise: kelvin where a temperature is declared, kilo elsewhere (R=1K is
-# 1 kOhm), and ambiguous where nothing is (.param, subcircuit parameters: write 2k, or a
-# temperature in degC).
+# 1 kOhm), also where nothing is declared (.param, subcircuit parameters), where the
+# language has always read the prefixes regardless of case, as SPICE does (a temperature
+# there is written as a number in K or in degC).
 PREFIX_BEFORE_UNIT = ("m", "g", "K")
+PREFIX_WHERE_UNDECLARED = ("K",)
 
 
 MAX_MAGNITUDE = 1e100   # beyond this no quantity is physical, and squares would overflow
@@ -278,7 +280,7 @@ def _to_si(mantissa: float, suffix: str, unit: str | None) -> float:
     if isinstance(error, AmbiguousUnitError):
         raise error
     if unit is None:
-        if quantity is not None and prefix is not None:
+        if quantity is not None and prefix is not None and suffix not in PREFIX_WHERE_UNDECLARED:
             raise AmbiguousUnitError(_ambiguous(mantissa, suffix, prefix))
         if prefix is not None:
             return scale(mantissa, prefix)
