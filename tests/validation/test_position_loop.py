@@ -36,11 +36,15 @@ def test_position_loop_matches_its_independent_ode(rtol, atol, bound):
     res = load_netlist("position_loop.cir").simulate(rtol=rtol, atol=atol)
     assert worst_error(res) < bound
     m = res.measures.values
-    assert m["overshoot"] == pytest.approx(REF["theta_max_0.05_0.55"], rel=50 * bound)
-    assert m["tlimit"] == pytest.approx(REF["t_iref_leaves_plus_limit"], rel=500 * bound)
+    # the peak between 1 ms output points, by the parabola through the largest three:
+    # 9.4e-7 at either tolerance (the output interval's, not the run's, error)
+    assert m["overshoot"] == pytest.approx(REF["theta_max_0.05_0.55"], rel=max(bound, 2e-6))
+    # a crossing of the PID's unlimited output, whose derivative part moves on the
+    # filter's 2 ms time scale: the cubic through 1 ms points finds it to 1.5e-5 s
+    assert m["tlimit"] == pytest.approx(REF["t_iref_leaves_plus_limit"], abs=3e-5)
     assert m["Tend"] == pytest.approx(REF["T_3"], rel=bound)
-    assert m["Rend"] == pytest.approx(REF["R_T_3"], rel=10 * bound)
-    assert m["irms"] == pytest.approx(REF["i_rms_0_3"], rel=100 * bound)
+    assert m["Rend"] == pytest.approx(REF["R_T_3"], rel=bound)
+    assert m["irms"] == pytest.approx(REF["i_rms_0_3"], rel=bound)
 
 
 def test_winding_resistance_follows_its_temperature():
