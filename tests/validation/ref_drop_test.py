@@ -1,6 +1,20 @@
 #!/usr/bin/env python
 """Independent reference solution: two-mass drop test of an oleo-pneumatic strut.
 
+Problem statement (as given to its author, who saw no simulator code): sprung mass
+M = 5000 kg and unsprung mass m = 150 kg fall at v0 = 3.05 m/s, the tyre h0 = 0.05 m above
+the ground; wing lift lam*M*g (lam = 1 and 0.75) on the sprung mass. Strut force Fs
+(compression > 0, stroke s = z1 - z2) = gas Aa*(p0*(V0/(V0 - Aa*s))^n - patm) (Aa = 0.01
+m^2, V0 = 0.005 m^3, p0 = 2e6 Pa absolute, patm = 101325 Pa, n = 1.3) + orifice Aa*dp with
+Aa*ds/dt = Cd*Ao*sqrt(2/rho)*dp/(dp^2 + ptr^2)^(1/4) (Cd 0.7, Ao 3.3e-4 m^2, rho 850,
+ptr 1e4 Pa) + seal friction Fc*tanh((ds/dt)/veps) (Fc 2000 N, veps 1e-3 m/s) + top-out
+stop -max(ktop*(-s) - ctop*ds/dt, 0) for s < 0 (ktop 1e8 N/m, ctop 2e5 N*s/m). Tyre:
+max(kt*d + ct*dd/dt, 0) for d = z2 - h0 > 0 (kt 1.2e6 N/m, ct 3000 N*s/m). M*z1'' =
+M*g - lam*M*g - Fs; m*z2'' = m*g + Fs - Ft; s(0) = -Aa*(p0 - patm)/ktop, z1(0) = 0,
+z2(0) = -s(0). Outputs: touchdown, peak load factor Ft_max/((M + m)*g), largest stroke,
+the efficiency of the compression stroke. Run: python ref_drop_test.py (about a minute)
+-> ref_drop_test.json.
+
 Written from the problem statement only (numpy + scipy).  Coordinates positive
 DOWNWARD.  State y = [z1, z2, v1, v2, W] where W = int Fs * (ds/dt) dt (strut work,
 carried along as a quadrature state so that the efficiency integral is obtained

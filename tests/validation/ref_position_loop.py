@@ -13,7 +13,15 @@ interpolant); the new mode is chosen from the state, and on the switching
 surface itself from the direction of the vector field on both sides
 (a Filippov sliding mode is detected and would abort).
 
-Run:  python reference.py      -> prints results, writes ref_position_loop.json (about 45 s)
+Problem statement (as given to its author, who saw no simulator code): the parameters
+below; L di/dt = u - R(T) i - k w, J dw/dt = k i - b w, dtheta/dt = w; R(T) = R0 (1 +
+alpha (T - T0)); C_th dT/dt = R(T) i^2 - (T - Tamb)/R_th; a position PID (filtered
+derivative tf dxf/dt = e - xf, output clipped to +-Imax, integral clamped while the output
+is limited and k_i e pushes it further) gives the current reference; a current PI
+(clipped to +-Umax, clamped the same way) gives u; theta_ref steps between 0 and 2 rad at
+0.05, 0.55, ..., 2.55 s.
+
+Run:  python ref_position_loop.py  -> prints results, writes ref_position_loop.json (about 45 s)
 """
 import json
 import math
