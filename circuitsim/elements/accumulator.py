@@ -1,0 +1,91 @@
+"""accumulator — a gas-charged hydraulic accumulator (piston or bladder): the gas spring
+of ``gasspring`` in a shell of volume V0, pre-charged at p0, that empties.
+
+A native element: it is the gas law of ``gasspring`` (its own state, a nonlinear
+capacitance) plus the empty limit, a switch of the law located as a state event.
+
+Ports
+    p: hydraulic node, the gauge oil pressure at the accumulator's port (Pa).
+Parameters
+    V0: shell volume = the gas volume when empty (m³).
+    p0: absolute pre-charge pressure of the gas at V0 (Pa).
+    n: polytropic exponent (default 1.4, adiabatic; 1 isothermal).
+    patm: atmospheric pressure (absolute, Pa, default 101325).
+    Vg0: initial gas volume (m³, default V0: empty, the port at the pre-charge).
+    Vd: dead oil volume at the port, behind the closed poppet of an empty accumulator
+        (m³, default V0/1000).
+    beta: bulk modulus of that oil (Pa, default 1.5e9).
+Internal variables
+    Vg (differential): the gas volume (m³); V0 − Vg is the oil held.
+Equations
+    Q = the oil volume flow into the element from node p; δ = max(Vg − V0, 0).
+    (1) dVg/dt = −Q
+    (2) p − (p_abs(Vg) − patm − (beta/Vd)·δ) = 0,   p_abs(Vg) = p0·(V0/Vg)^n
+        Charged (Vg < V0): the gas law of ``gasspring``. Empty: with the oil below the
+        pre-charge the piston rests on the shell and the gas stays at V0 (to δ); the
+        port is then a closed oil volume Vd of bulk modulus beta, from which a further
+        outflow δ lowers the pressure by beta·δ/Vd (no flow leaves the gas).
+    (3) switching function V0 − Vg (state event "empty"): the kink of (2) at Vg = V0 is
+        located by the solver, not stepped over.
+Sign convention
+    p ──)gas(── tank     Q > 0 into the element charges it (Vg falls, p rises;
+                         conventions.md §1).
+Outputs
+    A.Vg: the gas volume; A.pabs: absolute gas pressure (Pa); A.Voil: the oil held,
+    V0 − Vg (m³; −δ when empty); A.E: stored energy (J): that of ``gasspring``,
+    ∫_{Vg}^{V0} (p_abs − patm) dV, plus the dead volume's ½·(beta/Vd)·δ².
+Example
+    ``accumulator A1 p V0=1L p0=50bar n=1.4``
+"""
+import numpy as np
+
+from .declarations import Output, Param
+from .gasspring import GasSpring, gas_energy, gas_pressure
+
+
+class Accumulator(GasSpring):
+    keyword = "accumulator"
+    description = "gas-charged accumulator: gasspring in a shell V0 pre-charged at p0, empties"
+    params = GasSpring.params + (
+        Param("Vd", "m^3", default=None, description="dead oil volume when empty "
+              "(default V0/1000)", positive=True),
+        Param("beta", "Pa", default=1.5e9, description="bulk modulus of the dead oil",
+              positive=True))
+    outputs = (Output("pabs", "Pa", "absolute gas pressure"),
+               Output("Voil", "m^3", "oil held, V0 − Vg"),
+               Output("E", "J", "stored energy (gas from V0, dead oil volume)",
+                      kind="energy"))
+
+    @classmethod
+    def link(cls, inst, frames):
+        super().link(inst, frames)
+        if inst.params.get("Vd") is None:
+            inst.params["Vd"] = inst.params["V0"] / 1000.0
+
+    @classmethod
+    def _port_pressure(cls, Vg, p):
+        pabs, slope = gas_pressure(Vg, p)
+        kc = p.beta / p.Vd
+        empty = Vg > p.V0
+        delta = np.where(empty, Vg - p.V0, 0.0)
+        return pabs - p.patm - kc * delta, slope - np.where(empty, kc, 0.0)   # (2)
+
+    @classmethod
+    def switch_names(cls, group):
+        return ("empty",)
+
+    @classmethod
+    def switching_functions(cls, t, x, xp, p):
+        return (p.V0 - x[:, 1])[:, None]                                  # (3)
+
+    @classmethod
+    def compute_outputs(cls, t, x, xp, p):
+        Vg = x[..., 1]
+        pabs, _ = gas_pressure(Vg, p)
+        delta = np.maximum(Vg - p.V0, 0.0)
+        E = gas_energy(Vg, p) + 0.5 * p.beta / p.Vd * delta ** 2
+        return np.stack([pabs, p.V0 - Vg, E], axis=-1)
+
+    @classmethod
+    def sample_params(cls, rng):
+        return {**super().sample_params(rng), "Vd": 0.01, "beta": 0.5}
