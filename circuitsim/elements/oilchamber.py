@@ -61,7 +61,7 @@ from .declarations import Output, Param, Port, State
 
 PATM = 101325.0
 ITERS = 100          # the inner solve's cap (Newton in ln z, bisection where it leaves
-#                      its bracket; it converges in 3..8 iterations from the node's value)
+#                      its bracket; 5..15 iterations from atmospheric pressure)
 YTOL = 1e-14         # ... stopped once every ln z moved less than this
 YLO, YHI = -60.0, 60.0   # the bracket of ln z: a void of e^60·V, a pressure of e^60·pw
 
@@ -81,11 +81,14 @@ def psi(pa, p):
     return -lv - phi, wl / p.beta + wa / (p.nair * pa) - dphi, phi
 
 
-def pressure(s, guess, p):
+def pressure(s, p):
     """The absolute pressure pa with ψ(pa) = s (equation (3)) and dψ/dpa there, solved
-    in y = ln z, z = (pa − pvap)/pw, from the guess (the node's value), bracketed."""
+    in y = ln z, z = (pa − pvap)/pw, bracketed, always from atmospheric pressure: pa is
+    then a function of s alone (started from the node's value, its last bits would move
+    with that value, noise the solver's Newton sees at atol 1e-12)."""
     lo = np.full_like(s, YLO); hi = np.full_like(s, YHI)
-    y = np.log(np.clip((guess - p.pvap) / p.pw, np.exp(YLO + 1), np.exp(YHI - 1)))
+    y = np.log(np.clip((p.patm - p.pvap) / p.pw, np.exp(YLO + 1), np.exp(YHI - 1))
+               + np.zeros_like(s))
     for _ in range(ITERS):
         z = np.exp(y)
         f, df, _ = psi(p.pvap + p.pw * z, p)
@@ -144,9 +147,9 @@ class OilChamber(ElementType):
 
     @classmethod
     def _law(cls, x, p):
-        """pa(Vs) of (3) and dpa/dVs, started from the node's pressure."""
+        """pa(Vs) of (3) and dpa/dVs."""
         s0, _, _ = psi(p.ic + p.patm, p)
-        pa, dpsi = pressure(x[..., 1] / p.V + s0, x[..., 0] + p.patm, p)
+        pa, dpsi = pressure(x[..., 1] / p.V + s0, p)
         return pa, 1.0 / (p.V * dpsi)
 
     @classmethod

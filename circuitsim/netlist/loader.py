@@ -32,13 +32,14 @@ BOM = "\ufeff"
 def library_dirs() -> list[Path]:
     """Where ``.lib`` looks: CIRCUITSIM_PATH entries first, then the built-in library."""
     dirs = _env_dirs("CIRCUITSIM_PATH")
+    # a source checkout's library/ first: the library beside the code that runs, not
+    # that of an (editable) install pointing at another checkout
+    dirs.append(Path(__file__).resolve().parents[2] / "library")
     try:   # installed package: library/ is shipped as circuitsim.library
         from importlib.resources import files
         dirs.append(Path(str(files("circuitsim.library"))))
     except (ImportError, ModuleNotFoundError, TypeError):
         pass
-    source_tree = Path(__file__).resolve().parents[2] / "library"   # source checkout
-    dirs.append(source_tree)
     unique = []
     for d in dirs:
         if d.is_dir() and d not in unique:
