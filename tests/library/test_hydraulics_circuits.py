@@ -296,3 +296,26 @@ propvalve PV s 0 cmd A=1e-5
 """).simulate(**TIGHT)
     u = 1 - np.exp(-res.t / 0.1)
     assert relerr(res["PV.Q.i"][1:], orifice(50e5, 1e-5, u[1:])) < 1e-7
+
+
+def test_the_documented_drive_charges_by_the_gas_law_and_moves_the_rod_both_ways():
+    """netlists/hydraulic_drive.cir (docs/hydraulics.md): while the pump charges the
+    accumulator (0..2 s) p_abs·Vg^1.4 = 80 bar·(1 L)^1.4 and the pumped volume is the oil
+    held plus the hose's compression (V/beta·p) plus what the closed valves leak (the
+    relief's and the directional valve's P paths: 1.2e-5 of it); the rod extends on the positive command and retracts on the negative one."""
+    from pathlib import Path
+    path = Path(__file__).parents[2] / "netlists" / "hydraulic_drive.cir"
+    res = circuitsim.load(path).simulate()
+    i = np.searchsorted(res.t, 1.99)
+    vg, pabs = res["A1.Vg"][: i + 1], res["acc"][: i + 1] + PATM
+    charged = vg < 1e-3
+    assert relerr(pabs[charged] * vg[charged] ** 1.4, 80e5 * 1e-3 ** 1.4) < 1e-8
+    pumped = 10e-3 / 60 * res.t[i]
+    held = res["A1.Voil"][i] + 1e-4 / 1.5e9 * res["s"][i]
+    leaks = sum(np.trapezoid(res[name][: i + 1], res.t[: i + 1])
+                for name in ("RV.Q.i", "D1.PA.i", "D1.PB.i"))
+    assert 0 < leaks < 2e-5 * pumped                             # 1.2e-5 of it
+    assert abs((held + leaks) / pumped - 1) < 1e-7
+    extend = (res.t > 2.1) & (res.t < 3.0)
+    retract = res.t > 3.1
+    assert np.all(res["rod"][extend] > 0.1) and np.all(res["rod"][retract] < -0.1)
