@@ -49,7 +49,10 @@ Sign convention
 Outputs
     O.Vs: the volume taken in (the internal variable); O.pabs: absolute pressure (Pa);
     O.betae: the effective bulk modulus 1/(dψ/dpa) (Pa, with the floor's term);
-    O.void: the voided share φ of V.
+    O.void: the voided share φ of V; O.E: the stored energy (J), the work of the
+    gauge pressure on the oil taken in, E = ∫ p dVs = V·∫ (q − patm)·dψ/dq dq from
+    patm + ic to pa: the liquid and air part by 48-point Gauss-Legendre in ln q, the
+    floor's part in closed form, −[(q − patm)·φ] + pw·[ln(1 − exp(−z))].
 Example
     ``oilchamber O1 p V=0.2L alpha=0.01 pvap=3kPa``
 """
@@ -64,6 +67,9 @@ ITERS = 100          # the inner solve's cap (Newton in ln z, bisection where it
 #                      its bracket; 5..15 iterations from atmospheric pressure)
 YTOL = 1e-14         # ... stopped once every ln z moved less than this
 YLO, YHI = -60.0, 60.0   # the bracket of ln z: a void of e^60·V, a pressure of e^60·pw
+# Gauss-Legendre nodes of the stored energy's quadrature in ln pa (its integrand is
+# smooth there from the floor to the liquid's range: 1e-12 relative with 48)
+GL_X, GL_W = np.polynomial.legendre.leggauss(48)
 
 
 def psi(pa, p):
@@ -79,6 +85,15 @@ def psi(pa, p):
         phi = 1.0 / np.expm1(z)
         dphi = -0.25 / np.sinh(0.5 * z) ** 2 / p.pw
     return -lv - phi, wl / p.beta + wa / (p.nair * pa) - dphi, phi
+
+
+def _mixture_slope(q, prm):
+    """−d(ln v)/dq: the liquid's and the air's compliance per unit volume."""
+    with np.errstate(divide="ignore", over="ignore"):
+        ll = np.log1p(-prm["alpha"]) - (q - prm["patm"]) / prm["beta"]
+        la = np.log(prm["alpha"]) + np.log(prm["patm"] / q) / prm["nair"]
+        lv = np.logaddexp(ll, la)
+        return np.exp(ll - lv) / prm["beta"] + np.exp(la - lv) / (prm["nair"] * q)
 
 
 def pressure(s, p):
@@ -126,7 +141,8 @@ class OilChamber(ElementType):
     states = (State("Vs", "m^3", True, "oil volume taken in since t = 0"),)
     outputs = (Output("pabs", "Pa", "absolute pressure"),
                Output("betae", "Pa", "effective bulk modulus"),
-               Output("void", "1", "voided share of V"))
+               Output("void", "1", "voided share of V"),
+               Output("E", "J", "stored energy ∫p dVs", kind="energy"))
     differential_vars = (1,)
     pattern = np.array([[0, 1], [1, 1]], dtype=bool)
 
@@ -172,7 +188,23 @@ class OilChamber(ElementType):
     def compute_outputs(cls, t, x, xp, p):
         pa, _ = cls._law(x, p)
         _, ds, phi = psi(pa, p)
-        return np.stack([pa, 1.0 / ds, phi], axis=-1)
+        return np.stack([pa, 1.0 / ds, phi, cls._energy(pa, p)], axis=-1)
+
+    @classmethod
+    def _energy(cls, pa, p):
+        """E of the Outputs at the absolute pressures pa (any shape ending in N)."""
+        pa0 = p.ic + p.patm
+        lo, hi = np.log(pa0), np.log(pa)
+        q = np.exp(lo + (hi - lo)[..., None] * (GL_X + 1.0) / 2.0)   # (..., N, K)
+        prm = {k: getattr(p, k)[..., None] for k in ("alpha", "beta", "nair", "patm",
+                                                     "pvap", "pw")}
+        liquid_air = (q - prm["patm"]) * _mixture_slope(q, prm) * q @ GL_W * (hi - lo) / 2
+
+        def floor(x):       # −(q − patm)·φ + pw·ln(1 − exp(−z))
+            z = (x - p.pvap) / p.pw
+            with np.errstate(over="ignore", divide="ignore"):
+                return -(x - p.patm) / np.expm1(z) + p.pw * np.log(-np.expm1(-z))
+        return p.V * (liquid_air + floor(pa) - floor(pa0))
 
     @classmethod
     def sample_params(cls, rng):
