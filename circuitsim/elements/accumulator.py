@@ -11,7 +11,8 @@ Parameters
     p0: absolute pre-charge pressure of the gas at V0 (Pa).
     n: polytropic exponent (default 1.4, adiabatic; 1 isothermal).
     patm: atmospheric pressure (absolute, Pa, default 101325).
-    Vg0: initial gas volume (m³, default V0: empty, the port at the pre-charge).
+    Vg0: initial gas volume (m³, default V0: empty, the port at the pre-charge; at most
+        V0).
     Vd: dead oil volume at the port, behind the closed poppet of an empty accumulator
         (m³, default V0/1000).
     beta: bulk modulus of that oil (Pa, default 1.5e9).
@@ -42,6 +43,7 @@ Example
 """
 import numpy as np
 
+from ..errors import ModelError
 from .declarations import Output, Param, State
 from .gasspring import GasSpring, gas_energy, gas_pressure
 
@@ -62,6 +64,13 @@ class Accumulator(GasSpring):
                Output("pabs", "Pa", "absolute gas pressure"),
                Output("E", "J", "stored energy (gas from V0, dead oil volume)",
                       kind="energy"))
+
+    @classmethod
+    def check(cls, inst):
+        vg0, v0 = inst.params.get("Vg0"), inst.params["V0"]
+        if vg0 is not None and vg0 > v0:
+            raise ModelError(f"accumulator {inst.name}: the initial gas volume Vg0 ({vg0:g} "
+                             f"m^3) cannot exceed the shell's V0 ({v0:g} m^3)", inst.loc)
 
     @classmethod
     def link(cls, inst, frames):
