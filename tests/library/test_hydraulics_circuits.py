@@ -377,3 +377,26 @@ oilchamber O1 p V=1e-4 ic=1bar
     assert res["O1.void"].max() > 0.03                   # it went to the floor
     assert abs(e["W_store"] - e["dE"]) < 1e-6 * e["scale"]   # back where it started
     assert e["relative"] < 1e-6
+
+
+@pytest.mark.parametrize("tol", TOLERANCES)
+def test_oleo_pneumatic_strut_settles_where_the_gas_carries_the_weight(tol):
+    """A 2 t mass on a 50 cm² piston (a gyrator) pushing oil through a damping orifice
+    into a gas spring (2 L at 10 bar absolute, n = 1.3): it settles where
+    p·A = m·g, the gas at Vg = V0·(p0/(m·g/A + patm))^(1/n) (measured 1e-15)."""
+    res = circuitsim.parse("""
+.lib hydraulics
+.param A=5e-3 m=2000
+mass M rod m={m}
+I Fg rod 0 I={m*9.81} domain=translational
+gyrator PA oil 0 rod 0 k={A}
+orifice OR oil gas A=3e-6
+chamber Co oil V=1e-4
+gasspring G gas V0=2L p0=10bar n=1.3
+.tran 20 10m
+""").simulate(**tol)
+    pg = 2000 * 9.81 / 5e-3
+    assert relerr(res["gas"][-1], pg) < 1e-9
+    assert relerr(res["oil"][-1], pg) < 1e-9
+    assert relerr(res["G.Vg"][-1], 2e-3 * (10e5 / (pg + PATM)) ** (1 / 1.3)) < 1e-9
+    assert abs(res["rod"][-1]) < 1e-9
