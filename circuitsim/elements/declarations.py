@@ -41,10 +41,11 @@ FLOW_UNIT = {"electrical": "A", "translational": "N", "rotational": "N*m",
 # absolute tolerance is atol x nominal, as Modelica tools scale by a variable's
 # ``nominal``. Pressures are ~1e5..1e7 Pa and volume flows ~1e-5..1e-3 m^3/s: one atol
 # for all would ask for 1e-12 Pa (a step-size collapse at every pressure zero crossing)
-# or accept 1e-9 m^3/s errors on a 1e-4 m^3/s flow.
+# or accept 1e-9 m^3/s errors on a 1e-4 m^3/s flow. Volumes (a gas spring's gas, the oil
+# an oilchamber took in) are ~1e-6..1e-2 m^3.
 # Temperatures (~300 K) and heat flows (~1..1e3 W) keep nominal 1: atol 1e-6 K is
 # already far below any thermal measurement.
-NOMINAL = {"Pa": 1e5, "m^3/s": 1e-4}
+NOMINAL = {"Pa": 1e5, "m^3/s": 1e-4, "m^3": 1e-4}
 
 
 def domain_param() -> "Param":

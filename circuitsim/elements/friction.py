@@ -58,7 +58,9 @@ class Friction(ElementType):
         if np.ndim(t) == 0:
             Fc = p.Fc(t)
         else:
-            Fc = np.array([p.Fc(ti) for ti in np.ravel(t)]).reshape(np.shape(t) + (-1,))
+            # (T, N) also for T = 0 (a run that failed before its first output point)
+            Fc = np.array([p.Fc(ti) for ti in np.ravel(t)]).reshape(np.shape(t)
+                                                                     + np.shape(p.Fs))
         return Fc, np.where(p.Fs_given, p.Fs, Fc)
 
     @classmethod

@@ -32,13 +32,18 @@ BOM = "\ufeff"
 def library_dirs() -> list[Path]:
     """Where ``.lib`` looks: CIRCUITSIM_PATH entries first, then the built-in library."""
     dirs = _env_dirs("CIRCUITSIM_PATH")
+    # a source checkout's library/ first (the checkout holds pyproject.toml): the
+    # library beside the code that runs, not that of an editable install pointing at
+    # another checkout; an installed package has no checkout around it
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file():
+        dirs.append(checkout / "library")
     try:   # installed package: library/ is shipped as circuitsim.library
         from importlib.resources import files
         dirs.append(Path(str(files("circuitsim.library"))))
     except (ImportError, ModuleNotFoundError, TypeError):
         pass
-    source_tree = Path(__file__).resolve().parents[2] / "library"   # source checkout
-    dirs.append(source_tree)
+    dirs.append(checkout / "library")      # a source tree without pyproject.toml
     unique = []
     for d in dirs:
         if d.is_dir() and d not in unique:

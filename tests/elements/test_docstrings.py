@@ -59,6 +59,10 @@ CONTEXT = {
     "spring3d": _bodies("B1"),
     "torque": _bodies("B1"),
     "transformer": "V V1 in 0 V=12\nR Ra in arm R=1\ninertia J1 shaft J=1e-4",
+    # hydraulic stores: an orifice (an R here) to the tank on their port
+    "accumulator": "R Ro p 0 R=1e9 domain=hydraulic",
+    "gasspring": "R Ro p 0 R=1e9 domain=hydraulic",
+    "oilchamber": "R Ro p 0 R=1e9 domain=hydraulic",
     # control blocks: a source for the signal they read
     "deadzone": "sigsrc R e v=1",
     "fsense": "V V1 n1 0 V=1\nR R1 n2 0 R=1",
