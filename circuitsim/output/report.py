@@ -200,12 +200,14 @@ def _category(g) -> str:
 
 class StepQuadrature:
     """The work each element absorbs and the heat it puts into the thermal nodes over
-    the run, by Simpson's rule over the solver's own steps: a step from t0 to t1
-    contributes (t1 − t0)/6·(P(t0) + 4·P(t_mid) + P(t1)), with the state at the midpoint
-    interpolated within the step. The recorded points would miss what happens between
-    them (an end stop's impact inside an output interval). Fed by the solver's
-    ``on_step`` (solver/recording.py): one point starts (t0, or the right limit at a
-    restart), two points (midpoint, end) are a step."""
+    the run, by Simpson's rule over the solver's own steps, each cut at the output points
+    inside it: a piece from t0 to t1 contributes (t1 − t0)/6·(P(t0) + 4·P(t_mid) + P(t1)),
+    with the state at the midpoint interpolated within the step. The recorded points
+    alone would miss what happens between them (an end stop's impact inside an output
+    interval); the steps alone, what an algebraic unknown does within a long step (a
+    chamber's pressure near its cavitation floor). Fed by the solver's ``on_step``
+    (solver/recording.py): one point starts (t0, or the right limit at a restart), pairs
+    of points (midpoint, end) are the pieces of a step."""
 
     def __init__(self, system):
         self.system = system
@@ -248,13 +250,15 @@ class StepQuadrature:
                 self.first = (T[0], Y[0], YP[0])
             self.last = (T[0], Y[0], YP[0])
             return
-        t0 = self.last[0]
-        p_mid, p_end = self._rates(T[0], Y[0], YP[0]), self._rates(T[1], Y[1], YP[1])
-        h = T[1] - t0
-        for total, a, m, b in zip(self.totals, self._p_last, p_mid, p_end):
-            total += h / 6.0 * (a + 4.0 * m + b)
-        self._p_last = p_end
-        self.last = (T[1], Y[1], YP[1])
+        for k in range(0, len(T), 2):          # (midpoint, end) of each piece
+            t0 = self.last[0]
+            p_mid, p_end = self._rates(T[k], Y[k], YP[k]), self._rates(T[k + 1], Y[k + 1],
+                                                                     YP[k + 1])
+            h = T[k + 1] - t0
+            for total, a, m, b in zip(self.totals, self._p_last, p_mid, p_end):
+                total += h / 6.0 * (a + 4.0 * m + b)
+            self._p_last = p_end
+            self.last = (T[k + 1], Y[k + 1], YP[k + 1])
 
 
 def _energies(system, point, col, names) -> float:

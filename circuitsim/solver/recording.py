@@ -73,8 +73,9 @@ class Recorder:
         self.on_output = on_output
         # on_step(T, Y, YP): the run's own points, for a quadrature over the steps (a run
         # report's energies). One point: a (re)start, t0 or the right limit at a restart;
-        # two points: an accepted step from the point before, its midpoint (interpolated,
-        # corrected as an output point is) and its end (at the left limit of the inputs
+        # pairs of points: an accepted step from the point before, cut at the output
+        # points inside it, each piece as its midpoint (interpolated, corrected as an
+        # output point is) and its end (the step's end at the left limit of the inputs
         # if it ends on a breakpoint)
         self.on_step = on_step
         self.polish = None        # (t, y, yp) -> consistent (y, yp) at interpolated points
@@ -124,30 +125,41 @@ class Recorder:
         ``t_eval``: the time the step's end was computed at (hist.t, or its left limit
         on a breakpoint)."""
         t_new = hist.t
+        inside = []                              # the output points inside the step
+        if not self.every:
+            i = j = self.next
+            while j < len(self.times) and (self.times[j] < t_new or
+                                           (include_end and self.times[j] == t_new)):
+                j += 1
+            if j > i:
+                Y, YP = hist.interpolate(self.times[i:j])
+                for m in range(j - i):
+                    t, y, yp = self.times[i + m], Y[m], YP[m]
+                    if t != t_new:
+                        if self.polish is not None:
+                            y, yp = self.polish(t, y, yp)
+                        inside.append((t, y, yp))
+                    self._add(t, y, yp)
+                self.next = j
+        elif include_end:
+            self._add(t_new, hist.D[0], yp_new)
         if self.on_step is not None:
-            t_mid = 0.5 * (t_old + t_new)
+            end = (t_new if t_eval is None else t_eval, hist.D[0], yp_new)
+            self._quadrature_points(hist, t_old, inside + [end])
+
+    def _quadrature_points(self, hist: History, t_old: float, ends: list) -> None:
+        """``on_step`` with the step cut at its output points: each piece's midpoint
+        (interpolated, corrected as an output point is) and end."""
+        points, start = [], t_old
+        for end in ends:
+            t_mid = 0.5 * (start + end[0])
             Y, YP = hist.interpolate(np.array([t_mid]))
             y_mid, yp_mid = (Y[0], YP[0]) if self.polish is None else \
                 self.polish(t_mid, Y[0], YP[0])
-            self.on_step(np.array([t_mid, t_new if t_eval is None else t_eval]),
-                         np.stack([y_mid, hist.D[0]]), np.stack([yp_mid, yp_new]))
-        if self.every:
-            if include_end:
-                self._add(t_new, hist.D[0], yp_new)
-            return
-        i = self.next
-        j = i
-        while j < len(self.times) and (self.times[j] < t_new or
-                                       (include_end and self.times[j] == t_new)):
-            j += 1
-        if j > i:
-            Y, YP = hist.interpolate(self.times[i:j])
-            for m in range(j - i):
-                y, yp = Y[m], YP[m]
-                if self.polish is not None and self.times[i + m] != t_new:
-                    y, yp = self.polish(self.times[i + m], y, yp)
-                self._add(self.times[i + m], y, yp)
-            self.next = j
+            points += [(t_mid, y_mid, yp_mid), end]
+            start = end[0]
+        T, Y, YP = zip(*points)
+        self.on_step(np.array(T), np.stack(Y), np.stack(YP))
 
     def arrays(self, n: int):
         m = len(self.T)

@@ -27,11 +27,11 @@ def test_power_balance_of_the_dc_motor_matches_the_recorded_supply_power():
     assert e["dE"] == pytest.approx(stored, rel=1e-12)
     assert e["W_diss"] == pytest.approx(simpson(1.0 * i * i + 1e-5 * w * w, x=t), rel=1e-8)
     # the balance closes to the run's tolerance (measured 1.3e-8), whatever the output
-    # interval: the work is summed over the solver's steps, not the recorded points
+    # interval: the work is summed over the solver's steps (cut at the recorded points)
     assert e["relative"] < 5e-8
     coarse = net.simulate(report=True, rtol=1e-8, atol=1e-10, tstep=1e-3,
                           t_end=0.1).report.energy
-    assert coarse["W_in"] == pytest.approx(e["W_in"], rel=1e-12)
+    assert coarse["W_in"] == pytest.approx(e["W_in"], rel=1e-9)
     tight = net.simulate(report=True, rtol=1e-10, atol=1e-12, t_end=0.1).report.energy
     assert tight["relative"] < 1e-9                                    # measured 1.1e-10
 
