@@ -26,7 +26,9 @@ Sign convention
                       (conventions.md §1).
 Outputs
     S.x: the relative displacement x (the internal variable); S.f: the contact force
-    (N or N·m).
+    (N or N·m); S.E: the elastic energy of the contact, ½·k·δ² while it is compressed
+    (δ = δu or δl > 0), 0 apart (J). The damping's work is dissipated; a contact that
+    separates while still compressed (its force clipped at 0) loses the rest.
 Example
     ``stop S1 v 0 lower=-0.05 upper=0.05 k=1e6 c=50``
 """
@@ -48,7 +50,10 @@ class Stop(ElementType):
               Param("c", B_UNITS, default=0.0, description="contact damping", nonnegative=True),
               Param("x0", X_UNITS, default=0.0, description="initial displacement"))
     states = (State("x", X_UNITS, True, "relative displacement", init_param="x0"),)
-    outputs = (Output("f", F_UNITS, "contact force (flow from a to b)"),)
+    outputs = (Output("f", F_UNITS, "contact force (flow from a to b)"),
+               Output("E", "J", "elastic energy of the compressed contact ½·k·δ²",
+                      kind="energy"))
+    dissipating_store = True        # c·v, and the energy of a contact that separates
     differential_vars = (2,)
     pattern = np.array([[1, 1, 1], [1, 1, 1], [1, 1, 1]], dtype=bool)
 
@@ -120,7 +125,10 @@ class Stop(ElementType):
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):
-        return cls._force(x[..., 2], x[..., 0] - x[..., 1], p)[..., None]
+        s = x[..., 2]
+        depth = np.maximum(s - p.upper, 0.0) + np.maximum(p.lower - s, 0.0)
+        return np.stack([cls._force(s, x[..., 0] - x[..., 1], p), 0.5 * p.k * depth ** 2],
+                        axis=-1)
 
     @classmethod
     def sample_params(cls, rng):

@@ -243,7 +243,7 @@ class StepQuadrature:
             out.append(np.stack([np.sum(potential * F, axis=1), heat]))
         return out
 
-    def __call__(self, T, Y, YP) -> None:
+    def __call__(self, T, Y, YP, at_switch: bool = False) -> None:
         if len(T) == 1:                        # a start: no work up to here
             self._p_last = self._rates(T[0], Y[0], YP[0])
             if self.first is None:
@@ -252,12 +252,19 @@ class StepQuadrature:
             return
         for k in range(0, len(T), 2):          # (midpoint, end) of each piece
             t0 = self.last[0]
-            p_mid, p_end = self._rates(T[k], Y[k], YP[k]), self._rates(T[k + 1], Y[k + 1],
-                                                                     YP[k + 1])
             h = T[k + 1] - t0
-            for total, a, m, b in zip(self.totals, self._p_last, p_mid, p_end):
-                total += h / 6.0 * (a + 4.0 * m + b)
-            self._p_last = p_end
+            p_mid = self._rates(T[k], Y[k], YP[k])
+            if at_switch and k + 2 == len(T):
+                # the piece ends on a switch (a stop's contact: its state there is on
+                # either side of it, its force 0 or c·v): the midpoint rule, which does
+                # not read the end; the run restarts from the switch's right limit
+                for total, m in zip(self.totals, p_mid):
+                    total += h * m
+            else:
+                p_end = self._rates(T[k + 1], Y[k + 1], YP[k + 1])
+                for total, a, m, b in zip(self.totals, self._p_last, p_mid, p_end):
+                    total += h / 6.0 * (a + 4.0 * m + b)
+                self._p_last = p_end
             self.last = (T[k + 1], Y[k + 1], YP[k + 1])
 
 
@@ -277,17 +284,19 @@ def _power_balance(system, quad: StepQuadrature, col, data) -> dict:
     stored: the rest is counted as dissipation."""
     work = {"source": 0.0, "store": 0.0, "other": 0.0}
     store_losses = 0.0
-    losses = []                       # (element, work it dissipated) of the "other" kind
+    losses = []            # (element, work it dissipated): the "other" kind, lossy stores
     for g, each in zip(system.groups, quad.work):
         kind = _category(g)
         work[kind] += float(each.sum())
         if kind == "other":
             losses += [(inst.name, float(w)) for inst, w in zip(g.instances, each)]
         if kind == "store" and g.etype.dissipating_store:
-            own = [f"{inst.name}.{o.name}" for inst in g.instances
-                   for o in g.etype.outputs if o.kind == "energy"]
-            store_losses += float(each.sum()) - (_energies(system, quad.last, col, own)
-                                                 - _energies(system, quad.first, col, own))
+            for inst, absorbed in zip(g.instances, each):     # named as losses too
+                own = [f"{inst.name}.{o.name}" for o in g.etype.outputs if o.kind == "energy"]
+                lost = float(absorbed) - (_energies(system, quad.last, col, own)
+                                          - _energies(system, quad.first, col, own))
+                store_losses += lost
+                losses.append((inst.name, lost))
     energy_names = system.output_names("energy")
     W_in = 0.0 - work["source"]                                # 0.0 -: no "-0"
     W_diss = work["other"] + store_losses

@@ -541,7 +541,8 @@ class _Run:
             self.stats["nevents"] = len(self.events.found)
             at_stop = at_stop and t_new == self.stops[self.istop]   # not a breakpoint
         restart = (at_stop or event is not None) and t_new < self.t_end
-        self.out.step(hist, t_old, result.yp, include_end=not restart, t_eval=t_eval)
+        self.out.step(hist, t_old, result.yp, include_end=not restart, t_eval=t_eval,
+                      at_event=event is not None)
         if at_stop:
             self.istop += 1
         if restart:

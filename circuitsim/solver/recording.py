@@ -76,7 +76,9 @@ class Recorder:
         # pairs of points: an accepted step from the point before, cut at the output
         # points inside it, each piece as its midpoint (interpolated, corrected as an
         # output point is) and its end (the step's end at the left limit of the inputs
-        # if it ends on a breakpoint)
+        # if it ends on a breakpoint); a fourth argument says whether the step ends on a
+        # located event (where an element's law switches: the end's state is on the
+        # switch, either side of it)
         self.on_step = on_step
         self.polish = None        # (t, y, yp) -> consistent (y, yp) at interpolated points
         self.every = t_out is None
@@ -111,7 +113,7 @@ class Recorder:
         """A known point: t0 or the right limit at a restart."""
         if self.on_step is not None:
             self.on_step(np.array([t], dtype=float), np.array(y, dtype=float)[None],
-                         np.array(yp, dtype=float)[None])
+                         np.array(yp, dtype=float)[None], False)
         if self.every:
             self._add(t, y, yp)
             return
@@ -120,10 +122,10 @@ class Recorder:
             self.next += 1
 
     def step(self, hist: History, t_old: float, yp_new, include_end: bool,
-             t_eval: float | None = None) -> None:
+             t_eval: float | None = None, at_event: bool = False) -> None:
         """Outputs in (t_old, hist.t] (or (t_old, hist.t) if include_end is False).
         ``t_eval``: the time the step's end was computed at (hist.t, or its left limit
-        on a breakpoint)."""
+        on a breakpoint); ``at_event``: the step ends on a located event."""
         t_new = hist.t
         inside = []                              # the output points inside the step
         if not self.every:
@@ -145,11 +147,13 @@ class Recorder:
             self._add(t_new, hist.D[0], yp_new)
         if self.on_step is not None:
             end = (t_new if t_eval is None else t_eval, hist.D[0], yp_new)
-            self._quadrature_points(hist, t_old, inside + [end])
+            self._quadrature_points(hist, t_old, inside + [end], at_event)
 
-    def _quadrature_points(self, hist: History, t_old: float, ends: list) -> None:
+    def _quadrature_points(self, hist: History, t_old: float, ends: list,
+                           at_switch: bool) -> None:
         """``on_step`` with the step cut at its output points: each piece's midpoint
-        (interpolated, corrected as an output point is) and end."""
+        (interpolated, corrected as an output point is) and end; ``at_switch``: the step
+        ends on a located event."""
         points, start = [], t_old
         for end in ends:
             t_mid = 0.5 * (start + end[0])
@@ -159,7 +163,7 @@ class Recorder:
             points += [(t_mid, y_mid, yp_mid), end]
             start = end[0]
         T, Y, YP = zip(*points)
-        self.on_step(np.array(T), np.stack(Y), np.stack(YP))
+        self.on_step(np.array(T), np.stack(Y), np.stack(YP), at_switch)
 
     def arrays(self, n: int):
         m = len(self.T)
