@@ -22,13 +22,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = ROOT / "docs" / "tutorial.md"
 NETLIST = ROOT / "netlists" / "landing_gear.cir"
+SERVO = ROOT / "netlists" / "hydraulic_servo.cir"
 TOLERANCE = 0.10            # relative, per number
 BLOCK = re.compile(r"(<!-- figures: (\w+) -->\n)(.*?)(<!-- /figures -->)", re.S)
 NUMBER = re.compile(r"-?\d[\d ]*(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
 def figures() -> dict:
-    """{block name: its paragraph} from runs of the landing gear."""
+    """{block name: its paragraph} from runs of the landing gear and the servo."""
     os.environ.setdefault("CIRCUITSIM_KERNELS", "numpy")
     sys.path.insert(0, str(ROOT))
     import numpy as np
@@ -67,7 +68,18 @@ def figures() -> dict:
         f"elastic {_n(soft.stats['nsteps'])} steps (the joints deflect by up to "
         f"{gap * 1e3:.2g} mm under the actuator's load; use it when the loop must survive "
         "jamming, not for speed).")
-    return {"power": power, "final": final, "studies": studies}
+    servo = circuitsim.load(SERVO).simulate(report=True)
+    m, se, heat = servo.measures.values, servo.report.energy, servo.report.heat
+    edges = sum(w for name, w in se["losses"] if name.startswith("D."))
+    servo_text = _paragraph(
+        f"The rod follows the reference to {abs(m['err1']) * 1e3:.2g} mm before the second "
+        f"move; the oil warms from 40 °C to {m['Tmax'] - 273.15:.3g} °C. The supply delivers "
+        f"{se['W_in'] / 1e3:.3g} kJ, of which the valve's metering edges burn "
+        f"{edges / 1e3:.3g} kJ and the leak {dict(se['losses'])['Lk']:.3g} J (the power "
+        f"balance closes to {se['relative']:.1e}); {heat['Q_in'] / 1e3:.3g} kJ of heat enter "
+        f"the oil, {heat['Q_out']:.3g} J leave it to the air, and the oil keeps "
+        f"{heat['dH'] / 1e3:.3g} kJ.")
+    return {"power": power, "final": final, "studies": studies, "servo": servo_text}
 
 
 def _bound(value: float) -> str:
