@@ -23,12 +23,11 @@ Outputs
 Example
     ``heat H1 tw P={v(p1,p2)*i(O1.Q)}``  (the throttling loss of orifice O1 into tw)
 """
-from types import SimpleNamespace
-
 import numpy as np
 
 from ..runtime import expressions
 from ..runtime.expressions import Name, Num, add, func, mul
+from . import reads
 from .base import ElementType
 from .declarations import THERMAL, Output, Param, Port
 
@@ -47,16 +46,11 @@ class Heat(ElementType):
 
     @classmethod
     def extra_vars(cls, inst):
-        return sorted(expressions.free_names(inst.params["P"]) - {"time"})
+        return reads.references(inst.params["P"])
 
     @classmethod
     def prepare(cls, instances):
-        tree = instances[0].params["P"]
-        refs = cls.extra_vars(instances[0])
-        args = ["time"] + refs
-        return SimpleNamespace(
-            nrefs=len(refs), f=expressions.compile_(tree, args),
-            df=expressions.compile_group([expressions.diff(tree, r) for r in refs], args))
+        return reads.compiled(instances[0].params["P"])
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):
@@ -64,26 +58,21 @@ class Heat(ElementType):
         mask[0, 1:] = True
         return mask
 
-    @staticmethod
-    def _args(t, x, p):
-        return [t] + [x[..., 1 + j] for j in range(p.nrefs)]
-
     @classmethod
     def residual(cls, t, x, xp, p):
-        return -np.broadcast_to(p.f(*cls._args(t, x, p)), (x.shape[0],))[:, None]   # (1)
+        return -reads.value(t, x, p)[:, None]                      # (1)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
         n = x.shape[0]
         dfdx = np.zeros((n, 1, x.shape[1]))
-        for j, dfj in enumerate(p.df(*cls._args(t, x, p))):
-            dfdx[:, 0, 1 + j] = -np.broadcast_to(dfj, (n,))
+        for j, slope in reads.slopes(t, x, p):
+            dfdx[:, 0, 1 + j] = -slope
         return dfdx, np.zeros_like(dfdx)
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):
-        shape = x.shape[:-1]
-        return np.broadcast_to(p.f(*cls._args(t, x, p)), shape)[..., None].copy()
+        return reads.value(t, x, p)[..., None].copy()
 
     @classmethod
     def sample_params(cls, rng):

@@ -19,12 +19,11 @@ Outputs
 Example
     ``sense X1 pos S={K1.x*1000}``  (a spring's stretch in mm)
 """
-from types import SimpleNamespace
-
 import numpy as np
 
 from ..runtime import expressions
 from ..runtime.expressions import Name, Num, add, func, mul
+from . import reads
 from .base import ElementType
 from .declarations import Param
 from .signals import signal_out
@@ -42,37 +41,27 @@ class Sense(ElementType):
 
     @classmethod
     def extra_vars(cls, inst):
-        return sorted(expressions.free_names(inst.params["S"]) - {"time"})
+        return reads.references(inst.params["S"])
 
     @classmethod
     def prepare(cls, instances):
-        tree = instances[0].params["S"]
-        refs = cls.extra_vars(instances[0])
-        args = ["time"] + refs
-        return SimpleNamespace(
-            nrefs=len(refs), f=expressions.compile_(tree, args),
-            df=expressions.compile_group([expressions.diff(tree, r) for r in refs], args))
+        return reads.compiled(instances[0].params["S"])
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):
         return np.ones((1, 1 + n_extra), dtype=bool)
 
-    @staticmethod
-    def _args(t, x, p):
-        return [t] + [x[..., 1 + j] for j in range(p.nrefs)]
-
     @classmethod
     def residual(cls, t, x, xp, p):
-        value = np.broadcast_to(p.f(*cls._args(t, x, p)), (x.shape[0],))
-        return (x[:, 0] - value)[:, None]                        # (1)
+        return (x[:, 0] - reads.value(t, x, p))[:, None]          # (1)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
         n = x.shape[0]
         dfdx = np.zeros((n, 1, x.shape[1]))
         dfdx[:, 0, 0] = 1.0
-        for j, dfj in enumerate(p.df(*cls._args(t, x, p))):
-            dfdx[:, 0, 1 + j] = -np.broadcast_to(dfj, (n,))
+        for j, slope in reads.slopes(t, x, p):
+            dfdx[:, 0, 1 + j] = -slope
         return dfdx, np.zeros_like(dfdx)
 
     @classmethod
