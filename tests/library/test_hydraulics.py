@@ -50,8 +50,10 @@ pump P1 a Q=1e-4
 cylinder C1 a b rod x0=0.01 Fc=10
 orifice O1 b t A=2e-5
 tank T1 t
-.tran 0.5 1m
+.tran 0.2 1m
 """).simulate(rtol=1e-8, atol=1e-12)
+    # steady by 0.2 s: speed within 2e-8 of Q/Aa (and at 0.5 s), 43 500 steps of the
+    # ringing instead of 57 700
     assert res["rod"][-1] == pytest.approx(1e-4 / 2e-3, rel=1e-4)
     # B drains through the orifice: Q = Ab*v at the orifice pressure drop
     q = 1e-3 * res["rod"][-1]
