@@ -675,7 +675,7 @@ def _run_case(args, files, case):
                        on_start=lambda start: _print_start(start, args.quiet),
                        stream=files.streamed(case.name), stream_units=args.csv_units,
                        report=args.report,
-                       record_poses=bool(args.animate))
+                       record_poses=bool(args.animate), compared=args.all_studies)
     except SolverError as exc:
         progress.done()
         _report_failure(args, files, case.name, exc, exc.partial)
@@ -704,7 +704,7 @@ def _run_parallel(args, files, net, cases, prepared, results, wall) -> int:
         _print_warnings(case.warnings)
     try:
         parallel.run_cases(net, cases, args.jobs, on_case=finished, report=args.report,
-                           record_poses=bool(args.animate),
+                           record_poses=bool(args.animate), compared=args.all_studies,
                            prepared={case.name: case for case in prepared})
     except KeyboardInterrupt as exc:
         ended = set(results) | set(stopped) | set(failed)

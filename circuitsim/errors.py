@@ -171,6 +171,14 @@ class StepSizeTooSmall(SolverError):
     code = "E_STEP_COLLAPSE"
 
 
+class SingularInput(SolverError):
+    """An expression of the model is about to become infinite or undefined (a pole such
+    as 1/(1 − time), the edge of a function's domain): the run stops at that instant,
+    which the message gives, with the results up to it kept."""
+
+    code = "E_SINGULAR"
+
+
 class InconsistentInitialConditions(SolverError):
     """No consistent (y, y') could be found at the initial time."""
 

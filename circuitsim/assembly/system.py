@@ -22,7 +22,8 @@ import numpy as np
 from ..elements import compiled
 from ..elements.base import initialisation_params
 from ..elements.declarations import FRAME_VARS, NO_POWER, NOMINAL, POTENTIAL_UNIT
-from ..elements.protocols import NO_LABEL, SPEED, SPIN, DiscreteStateProtocol
+from ..elements.protocols import (NO_LABEL, SPEED, SPIN, DiscreteStateProtocol,
+                                  SingularityProtocol)
 from ..errors import CircuitsimError, ModelError, NetlistError, did_you_mean
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
@@ -169,6 +170,7 @@ class System(DAEProblem):
                                     for name in self.names])
         self.error_mask = self._error_mask()
         self.invariant_rows = self._invariant_rows()
+        self.stabilisers = self._stabilisers()                           # solver hook (18)
         # (group, its local invariant rows) of the groups that have some
         self._invariant_groups = [(g, rows) for g in self.groups
                                   for rows in [g.etype.invariant_rows(
@@ -193,6 +195,10 @@ class System(DAEProblem):
         self.event_names = [f"{inst.name} {name}" for g in self._switched
                             for inst in g.instances for name in g.etype.switch_names(g.p)]
         self.event_functions = self._switching_functions if self._switched else None
+        self.event_terminal = np.array([issubclass(g.etype, SingularityProtocol)   # (21)
+                                        for g in self._switched for inst in g.instances
+                                        for name in g.etype.switch_names(g.p)], dtype=bool) \
+            if self._switched else None
         self.event_update = self._event_update if any(               # solver hook (20)
             issubclass(g.etype, DiscreteStateProtocol) for g in self._switched) else None
 
@@ -283,6 +289,16 @@ class System(DAEProblem):
             if local.any():
                 mask[g.var_idx[:, local].ravel()] = 0.0
         return mask[:self.n]
+
+    def _stabilisers(self) -> np.ndarray | None:
+        """The unknowns of states declared ``stabiliser`` (None if there are none)."""
+        mask = np.zeros(self.n + 2, dtype=bool)
+        for g in self.groups:
+            start = sum(port.nvars for port in g.etype.ports)
+            for k, state in enumerate(g.etype.states):
+                if state.stabiliser:
+                    mask[g.var_idx[:, start + k]] = True
+        return mask[:self.n] if mask.any() else None
 
     def _invariant_rows(self) -> np.ndarray:
         rows = np.zeros(self.n + 2, dtype=bool)

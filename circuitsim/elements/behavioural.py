@@ -36,7 +36,9 @@ import numpy as np
 from ..errors import ModelError
 from ..runtime import expressions
 from ..runtime.expressions import Name, Num, add, func, mul, power, sub
+from . import reads
 from .base import ElementType
+from .protocols import SingularityProtocol
 from .declarations import Param, Port, State, domain_param
 from .capacitor import _P_UNITS
 from .resistor import _FLOW
@@ -45,7 +47,7 @@ FLOW, POTENTIAL = "I", "V"
 SOURCE, LOSS = "source", "loss"
 
 
-class Behavioural(ElementType):
+class Behavioural(SingularityProtocol, ElementType):
     keyword = "B"
     description = "behavioural source: flow I = {expr} or potential V = {expr}"
     ports = (Port("a"), Port("b"))
@@ -91,10 +93,20 @@ class Behavioural(ElementType):
         mode, tree = cls._mode_tree(instances[0])
         refs = cls.extra_vars(instances[0])
         args = ["time"] + refs
+        poles, pole_values = reads.watched(tree, args)
         return SimpleNamespace(
             mode=mode, nrefs=len(refs), loss=instances[0].params.get("power") == LOSS,
             f=expressions.compile_(tree, args),
-            df=expressions.compile_group([expressions.diff(tree, r) for r in refs], args))
+            df=expressions.compile_group([expressions.diff(tree, r) for r in refs], args),
+            poles=poles, pole_values=pole_values)
+
+    @classmethod
+    def switch_names(cls, group):
+        return group.poles
+
+    @classmethod
+    def switching_functions(cls, t, x, xp, p):
+        return reads.watched_values(p, cls._args(t, x, p), x.shape[0])
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):

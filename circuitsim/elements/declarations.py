@@ -185,12 +185,16 @@ class State:
 
     ``unit`` may be a dict by domain (of the element's first port group).
     ``init_param`` names the parameter that gives its initial value.
+    ``stabiliser``: 0 in the exact solution, there only to keep a constraint's drift out
+    (a position-model joint's multipliers): no output reads it, and whether an output
+    point fits is not judged by it.
     """
     name: str
     unit: str | dict = "1"
     differential: bool = True
     description: str = ""
     init_param: str | None = None
+    stabiliser: bool = False
 
 
 OUTPUT_KINDS = {

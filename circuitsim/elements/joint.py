@@ -171,7 +171,7 @@ class Joint(JointProtocol, ElementType):
             + tuple(State(f"t{i + 1}", "N*m", False, f"reaction torque about direction "
                           f"{i + 1}") for i in range(cls.n_rotations))
             + tuple(State(f"mu{i + 1}", "1", False, "stabilising multiplier (position "
-                          "model)") for i in range(m))
+                          "model)", stabiliser=True) for i in range(m))
             + tuple(State(f.flow, "N*m" if f.kind == "rot" else "N", False,
                           "flow of the axis coupling (drive torque/force on the joint)")
                     for f in cls.flanges)

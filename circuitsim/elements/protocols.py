@@ -218,3 +218,12 @@ class DiscreteStateProtocol:
     @classmethod
     def switch_states(cls, t: float, x: np.ndarray, fired: np.ndarray, p) -> np.ndarray:  # (2)
         raise NotImplementedError
+
+
+class SingularityProtocol:
+    """An element that evaluates a user's expression, whose switching functions are the
+    expression's watched factors (:mod:`circuitsim.runtime.singularities`: denominators,
+    bases of negative powers, edges of a function's domain). They are terminal (solver
+    item 21): where one changes sign the expression is infinite or undefined, and the
+    run stops there, the element named, instead of stepping over the pole. Its
+    ``switch_names`` and ``switching_functions`` give those factors and nothing else."""

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..runtime import expressions
+from ..runtime.singularities import singular_factors
 
 
 def references(tree) -> list:
@@ -18,9 +19,27 @@ def compiled(tree) -> SimpleNamespace:
     functions of (time, reference values...)."""
     refs = references(tree)
     args = ["time"] + refs
+    poles, pole_values = watched(tree, args)
     return SimpleNamespace(
         nrefs=len(refs), f=expressions.compile_(tree, args),
-        df=expressions.compile_group([expressions.diff(tree, r) for r in refs], args))
+        df=expressions.compile_group([expressions.diff(tree, r) for r in refs], args),
+        poles=poles, pole_values=pole_values)
+
+
+def watched(tree, args) -> tuple:
+    """The factors whose sign change makes the expression infinite or undefined
+    (:mod:`circuitsim.runtime.singularities`): their names as switching functions, and
+    one compiled function of ``args`` giving their values (None if there are none)."""
+    factors = singular_factors(tree)
+    names = tuple(f"factor ({expressions.to_text(f)})" for f in factors)
+    return names, (expressions.compile_group(factors, args) if factors else None)
+
+
+def watched_values(p, arguments, n: int) -> np.ndarray:
+    """(n, len(p.poles)) the watched factors' values for n instances."""
+    if p.pole_values is None:
+        return np.zeros((n, 0))
+    return np.stack([np.broadcast_to(g, (n,)) for g in p.pole_values(*arguments)], axis=1)
 
 
 def value(t, x, p) -> np.ndarray:
@@ -32,6 +51,12 @@ def slopes(t, x, p):
     """(reference index, derivative for each instance) of the expression."""
     for j, dfj in enumerate(p.df(*_arguments(t, x, p))):
         yield j, np.broadcast_to(dfj, x.shape[:-1])
+
+
+def poles(t, x, p) -> np.ndarray:
+    """The switching functions of an element reading an expression (its watched
+    factors), for each instance."""
+    return watched_values(p, _arguments(t, x, p), x.shape[0])
 
 
 def _arguments(t, x, p) -> list:

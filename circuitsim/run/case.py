@@ -307,7 +307,8 @@ def _both(writer, on_output):
 
 def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
         first_step=None, progress=None, on_output=None, on_start=None,
-        stream=None, stream_units=False, report=False, record_poses=False) -> Result:
+        stream=None, stream_units=False, report=False, record_poses=False,
+        compared=False) -> Result:
     """Integrate a prepared case and package the Result (partial on failure).
     Keyword arguments override the ``.tran`` settings.
     ``on_start(StartUp)`` is called after the start-up, before the integration (the CLI
@@ -318,7 +319,12 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
     ``report``: also build ``result.report`` (circuitsim.output.report: constraint violations,
     Kirchhoff residuals, power balance; costs two residual evaluations per step).
     ``record_poses``: also record every body's pose where ``.probe`` leaves it out (what
-    ``Result.animate`` needs)."""
+    ``Result.animate`` needs).
+    ``compared``: the result goes into a study comparison (``run.studies.compare``), so
+    the reaction forces it compares are made consistent at every output point like a
+    recorded variable, even where ``.probe`` leaves them out; otherwise those are taken
+    as interpolated (a point is corrected only for what is written: the correction of
+    a mechanism's unrecorded forces was half of its run)."""
     system = case.system
     c = system.circuit
     tr = c.tran
@@ -349,7 +355,8 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
                           on_step=run_report.StepQuadrature(system) if report else None)
     # the report (the equations at the points) and a caller's on_output read all of y
     system.recorded, system.recorded_rates = (None, None) if report or on_output is not None \
-        else system.recorded_unknowns(names + _diagnostic_names(system) + _measure_names(c))
+        else system.recorded_unknowns(names + (_diagnostic_names(system) if compared else [])
+                                      + _measure_names(c))
     writer = StreamWriter(stream, names, _recorder(system, cols),
                           system.units if stream_units else None) if stream else None
     out = _integrate(system, t_end, y0, solver_options, on_output, writer)

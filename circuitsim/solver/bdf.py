@@ -193,17 +193,21 @@ class _Run:
         algebraic = np.asarray(problem.id) == 0
         polished = polished_unknowns(problem)                           # (18)
         keep_fit = keeps_fitting_points(problem, polished)
+        # (18) a point's fit is judged by what is written, stabilisers left out
+        weighed = polished & (True if problem.stabilisers is None
+                              else ~np.asarray(problem.stabilisers, dtype=bool))
         if polished.any():
             self.out.polish = lambda t, y, yp: self.newton.polish(
                 t, y, yp, algebraic, self._ewt(y) * self.newton_mask,
-                self._ewt(y) if keep_fit else None)
+                self._ewt(y) * weighed if keep_fit else None)
         self.stops = self._stop_points(problem.breakpoints)              # (4)
         self.istop = 0
         self.hist: History | None = None
         self.error: SolverError | None = None
         self.initial: dict = {}
         self.moved_at_restarts: list = []
-        self.events = StateEvents(problem.event_functions, problem.event_names)   # (17)
+        self.events = StateEvents(problem.event_functions, problem.event_names,   # (17)
+                                  problem.event_terminal)                          # (21)
         self.event_update = problem.event_update if self.events.active else None   # (20)
         self.stats["nevents"] = 0
 

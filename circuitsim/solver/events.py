@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import SingularInput
 from .history import History
 
 EVENT_TOL_ULPS = 4.0     # event times are located to a few ulps of t ...
@@ -57,9 +58,12 @@ class StateEvents:
     Inactive (every query answers "no event") for a problem without switching functions.
     An event is (indices of the functions that fired, the h planned before the cut)."""
 
-    def __init__(self, functions, names):
+    def __init__(self, functions, names, terminal=None):
         self.functions, self.names = functions, names
         self.active = functions is not None
+        # item 21: functions whose root ends the run (a pole); None: none does
+        self.terminal = (None if terminal is None or not np.any(terminal)
+                         else np.asarray(terminal, dtype=bool))
         self.g_left = self.g_sign = None
         self.pending = None
         self.found: list = []
@@ -76,6 +80,19 @@ class StateEvents:
 
     def pending_event(self):
         return self.pending[1], self.pending[2]
+
+    def _stop_if_terminal(self, t_e: float, fired, t_n: float) -> None:
+        """A terminal function among those whose first root is t_e: the run ends there."""
+        if self.terminal is None:
+            return
+        ends = [i for i in np.atleast_1d(fired) if self.terminal[i]]
+        if ends:
+            names = ", ".join(self.name(i) for i in ends)
+            verb = "changes" if len(ends) == 1 else "change"
+            raise SingularInput(f"{names} {verb} sign: the expression is infinite or "
+                                f"undefined there (a pole, or the edge of a function's "
+                                f"domain), so the run stops instead of stepping over it "
+                                f"(last step at t = {t_n:.9g} s)", t=t_e)
 
     def record(self, t_new: float, event) -> None:
         """A step ending on ``event`` was accepted."""
@@ -131,6 +148,7 @@ class StateEvents:
         roots = np.array(roots)
         t_e = float(roots.min())
         fired = changed[roots <= t_e + tol]
+        self._stop_if_terminal(t_e, fired, t_n)
         t_e = max(t_e, t_n + 2.0 * hmin)
         h_planned = self.pending[2] if self.pending is not None else hist.h
         if landing and (t_new - t_e <= tol or cuts >= EVENT_MAX_CUTS):
@@ -156,6 +174,7 @@ class StateEvents:
         roots = np.array([_illinois(lambda t, i=i: self._g_on(hist, t, i), t_n,
                                     self.g_left[i], t_new, g_pred[i], tol) for i in changed])
         t_e = float(roots.min())
+        self._stop_if_terminal(t_e, changed[roots <= t_e + tol], t_n)
         if not t_n + 2.0 * hmin < t_e < t_new - tol:
             return False
         h_planned = self.pending[2] if self.pending is not None else hist.h

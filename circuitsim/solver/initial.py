@@ -30,7 +30,7 @@ from ..errors import InconsistentInitialConditions
 from .matching import structural_rank
 from .rowmatrix import RowMatrix
 from .lazy import sparse as sp   # scipy.sparse, imported on first use
-from .newton import BadValues, factorise, jacobian, residual, wrms
+from .newton import ROUNDING_ULPS, BadValues, factorise, jacobian, residual, wrms
 from .problem import unknown_names
 
 INIT_TOL = 1e-3      # weighted correction that ends Newton: well below the integrator's 0.33,
@@ -38,7 +38,7 @@ INIT_TOL = 1e-3      # weighted correction that ends Newton: well below the inte
 INIT_MAX_ITERS = 10  # Newton converges fast from a sane guess; beyond this the guess is bad
 REUSE_RATE = 0.1     # keep the mixed matrix while it cuts |F| 10x per iteration (linear models)
 BE_STEP = 1e-9       # fallback backward-Euler step / tscale: fixed states hardly drift
-BE_STEPS = 3         # step 1 meets the constraints, steps 2-3 start on them: a sound y'
+BE_STEPS = 3         # step 1 meets the constraints; the parabola through 1-3 gives y, y'
 REPORT_WORST = 5     # how many equations / unknowns a message names
 
 
@@ -114,9 +114,11 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
     lu = None
     res = None
     try:
-        for _ in range(INIT_MAX_ITERS):
+        for it in range(INIT_MAX_ITERS):
             res_prev = res
             res = residual(problem, t, y, yp, stats)
+            if it and np.all(np.abs(res) <= floor(y, yp)):
+                return y, yp
             # keep the matrix while it cuts |F| by REUSE_RATE per iteration (a linear model:
             # to rounding); otherwise the model is nonlinear here and a fresh one is needed
             if lu is not None and np.abs(res).max() > REUSE_RATE * np.abs(res_prev).max():
@@ -127,6 +129,9 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
                 # column j: dF/dy_j for y-unknowns, dF/dy'_j = (J1 - J0)[:, j] for y'-unknowns
                 M = (J0 * ycol + (J1 - J0) * ypcol if isinstance(J0, np.ndarray) else
                      sp.csc_matrix(J0 @ sp.diags(ycol) + (J1 - J0) @ sp.diags(ypcol)))
+                floor = (lambda y, yp, A0=abs(J0), A1=abs(J1 - J0):
+                         _rounding_level(A0, np.abs(y) + atol)
+                         + _rounding_level(A1, np.abs(yp) + atol / tscale))
                 # The usual reason for the fallback: checked here, because SuperLU
                 # prints BLAS complaints to stdout on some structurally singular matrices.
                 if _structurally_singular(M):
@@ -147,6 +152,29 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
     raise _NoSolution(f"Newton did not converge in {INIT_MAX_ITERS} iterations", res)
 
 
+def _rounding_level(A, u: np.ndarray) -> np.ndarray:
+    """How far from 0 rounding alone leaves each equation: ROUNDING_ULPS ulps of its
+    largest possible term, Σ_j |A_ij| · max_j |u_j| over the unknowns it involves
+    (A = |dF/du| of the iterate, u = |u| + atol). Newton's stepping test takes an
+    invariant row's rounding the same way. The largest unknown of the row, not each
+    term: a coefficient that is 0 in exact arithmetic (a hinge axis ⊥ the spin, from a
+    rotated vector) comes out as rounding of 1 and multiplies the row's largest
+    unknown. At atol 1e-12 the weighted test alone can ask for less than rounding (a
+    closed loop's velocities and multipliers, a force found from a backward-Euler
+    step's (y − y_prev)/h): Newton then wanders at its rounding level without ever
+    passing it, and an equation within this level of 0 is as solved as it can be."""
+    if isinstance(A, np.ndarray):
+        largest = np.max(np.where(A > 0, u, 0.0), axis=1, initial=0.0)
+        total = A.sum(axis=1)
+    else:
+        A = A.tocsr()
+        reach = A.copy()
+        reach.data = np.where(A.data > 0, u[A.indices], 0.0)
+        largest = reach.max(axis=1).toarray().ravel()
+        total = np.asarray(A.sum(axis=1)).ravel()
+    return ROUNDING_ULPS * np.finfo(float).eps * total * largest
+
+
 def _structurally_singular(M) -> bool:
     """No perfect matching between rows and non-zero columns: singular for any values."""
     if isinstance(M, np.ndarray):
@@ -158,25 +186,34 @@ def _structurally_singular(M) -> bool:
 
 
 def _backward_euler(problem, t0, y, diff, h, rtol, atol, stats):
-    """BE_STEPS steps of F(t, y, (y - y_prev)/h) = 0 from t0. Returns the end point moved
-    back to t0 along its tangent, y(t0) = y(t_end) - (t_end - t0) y' (differential unknowns),
-    and y': without the shift a pinned state would start (t_end - t0) y' ahead of its
-    constraint, and the first BDF step would turn that into an error of y'."""
+    """BE_STEPS (3) steps of F(t, y, (y - y_prev)/h) = 0 from t0. Returns y and y' at
+    t0 of the parabola through the three end points y1, y2, y3 (at t0 + h, 2h, 3h):
+    y(t0) = 3 y1 − 3 y2 + y3, y'(t0) = (−5 y1 + 8 y2 − 3 y3) / (2h). Step 1 lands on
+    the constraints; what the steps then add is brought back: the backward-Euler points
+    of y' = c·t are c·h²·k(k+1)/2, whose parabola is 0 at t0, where going back along the
+    last step's tangent left −3c·h² (an inductor's current at a supply's ramp, 650
+    atol units at atol 1e-13). Algebraic unknowns get the parabola's value, y' = 0."""
     y_prev = y.copy()
-    y_before = y_prev
+    points = []
     t = t0
     res = None
+    size = None
     try:
         for _ in range(BE_STEPS):
             t = t + h
             y_new = y_prev.copy()
             ewt = 1.0 / (rtol * np.abs(y_prev) + atol)
-            for _ in range(INIT_MAX_ITERS):
+            for it in range(INIT_MAX_ITERS):
                 with np.errstate(over="ignore"):      # a diverging iterate: caught below
                     yp_new = (y_new - y_prev) / h
                 res = residual(problem, t, y_new, yp_new, stats)
-                lu = factorise(jacobian(problem, t, y_new, yp_new, 1.0 / h, stats), stats,
-                               problem)
+                # the terms dF/dy'·(y_new − y_prev)/h cancel to rounding of |y|/h
+                if it and np.all(np.abs(res) <= _rounding_level(
+                        size, np.abs(y_new) + np.abs(y_prev) + atol)):
+                    break
+                J = jacobian(problem, t, y_new, yp_new, 1.0 / h, stats)
+                size = abs(J)
+                lu = factorise(J, stats, problem)
                 delta = lu.solve(-res)
                 if not np.isfinite(delta).all():
                     raise _NoSolution("the backward-Euler correction is not finite", res)
@@ -186,11 +223,13 @@ def _backward_euler(problem, t0, y, diff, h, rtol, atol, stats):
             else:
                 raise _NoSolution(f"a backward-Euler step did not converge in "
                                   f"{INIT_MAX_ITERS} iterations", res)
-            y_before, y_prev = y_prev, y_new
+            points.append(y_new)
+            y_prev = y_new
     except BadValues as exc:
         raise _NoSolution(exc.what, _with_bad_rows(res, exc.rows, len(y))) from None
-    yp = np.where(diff, (y_prev - y_before) / h, 0.0)
-    return y_prev - (t - t0) * yp, yp
+    y1, y2, y3 = points
+    yp = np.where(diff, (-5.0 * y1 + 8.0 * y2 - 3.0 * y3) / (2.0 * h), 0.0)
+    return 3.0 * y1 - 3.0 * y2 + y3, yp
 
 
 def _moved(problem, y_from, y_to, keep, rtol, atol) -> list:

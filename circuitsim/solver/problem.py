@@ -84,7 +84,9 @@ class DAEProblem:
         back-substitution per correction) only if that changes something written: a
         recorded algebraic unknown or a recorded rate of a differential one. With no
         recorded rate, a point whose first correction moves no algebraic unknown beyond
-        the tolerance is kept as interpolated.
+        the tolerance is kept as interpolated; ``stabilisers`` [None: none]: (n,) bool,
+        algebraic unknowns that are 0 in the exact solution and only keep a constraint's
+        drift out (no output reads them): that test does not weigh them.
     (19) ``jacobian_dense(t, y, yp, cj)`` [None]: the same matrix as ``jacobian`` as a
         dense (n, n) array; the solver asks for it instead up to newton.DENSE_MAX
         unknowns, so that a small problem's run builds no sparse matrix (and does not
@@ -97,6 +99,10 @@ class DAEProblem:
         again), and once at the start those positive there (a state that must switch
         at t0). ``handled``: the fired indices whose functions the update changed: their
         signs are read afresh from the new state, not taken as past their roots.
+    (21) ``event_terminal`` [None: none]: (m,) bool, the switching functions (item 17)
+        whose sign change ends the run (a pole of an expression): the solver locates the
+        first such root and stops there with :class:`~circuitsim.errors.SingularInput`,
+        the results up to its last step kept.
     """
     n: int = 0
     id: np.ndarray = None
@@ -120,8 +126,10 @@ class DAEProblem:
     event_names: Sequence[str] | None = None
     recorded: np.ndarray | None = None
     recorded_rates: np.ndarray | None = None
+    stabilisers: np.ndarray | None = None
     jacobian_dense: Callable | None = None
     event_update: Callable | None = None
+    event_terminal: np.ndarray | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""
