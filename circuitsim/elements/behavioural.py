@@ -23,6 +23,13 @@ Equations
     rows: a: +i, b: −i
     The Jacobian is analytic: the expression is differentiated symbolically once, at
     set-up.
+    (2) where the expression stops being finite the run stops: each denominator's
+    factor, the base of a negative or fractional power, the argument of log and sqrt,
+    cos(u) under tan(u) and 1 − u² under asin/acos is watched as a switching function,
+    and the instant one changes sign is located and ends the run (E_SINGULAR, the
+    element and the factor named, the results up to the last step kept) instead of
+    being stepped over. A factor that cannot change sign (abs(x) + eps, exp(x), a
+    square) is not watched.
 Sign convention
     a ──(→)── b      i > 0 from a through the source to b (as ``I``); in the potential
                      form p_a − p_b = V (as ``V``; conventions.md §1)

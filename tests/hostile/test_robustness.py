@@ -11,7 +11,7 @@ import pytest
 
 import circuitsim
 from circuitsim import cli
-from circuitsim.errors import ConvergenceError, InconsistentInitialConditions
+from circuitsim.errors import ConvergenceError, InconsistentInitialConditions, SingularInput
 from circuitsim.output.results import Result
 
 from helpers import REPO, netlist_path
@@ -79,15 +79,30 @@ def test_ctrl_c_leaves_a_readable_results_file(tmp_path):
 
 
 def test_an_element_evaluated_outside_its_domain_is_named():
-    """sqrt(v(a) + 0.5) with v(a) ramped from 1 to -1: at t = 0.75 s the element leaves
-    its domain; the step is cut, then the failure names B1 and its line."""
-    net = circuitsim.parse("V V1 a 0 V=pwl(0, 1, 1, -1)\nB B1 a 0 I={sqrt(v(a) + 0.5)}\n"
+    """(v(a) + 0.5)^time with v(a) ramped from 1 to -1: at t = 0.75 s the element leaves
+    its domain (a negative base to a power that is not an integer; a power of time is
+    not watched as sqrt is, test_singular_inputs.py); the step is cut, then the failure
+    names B1 and its line."""
+    net = circuitsim.parse("V V1 a 0 V=pwl(0, 1, 1, -1)\nB B1 a 0 I={(v(a) + 0.5)^time}\n"
                            "R R1 a 0 R=1\n.tran 2 10m\n", "sq.cir")
     with pytest.raises(ConvergenceError) as err:
         net.simulate()
     assert "evaluating B B1 at sq.cir:2:1" in str(err.value)
     partial = err.value.partial
     assert 0.7 <= partial.t[-1] <= 0.76                   # nothing lost up to there
+    assert partial["a"][-1] == pytest.approx(1 - 2 * partial.t[-1], abs=1e-9)
+
+
+def test_a_watched_domain_edge_stops_at_its_instant():
+    """sqrt(v(a) + 0.5): the edge of sqrt's domain is located (E_SINGULAR at 0.75 s)."""
+    net = circuitsim.parse("V V1 a 0 V=pwl(0, 1, 1, -1)\nB B1 a 0 I={sqrt(v(a) + 0.5)}\n"
+                           "R R1 a 0 R=1\n.tran 2 10m\n", "sq.cir")
+    with pytest.raises(SingularInput) as err:
+        net.simulate()
+    assert err.value.t == pytest.approx(0.75, abs=1e-9)
+    assert "B1 factor (a + 0.5)" in str(err.value)
+    partial = err.value.partial
+    assert 0.7 <= partial.t[-1] < 0.75
     assert partial["a"][-1] == pytest.approx(1 - 2 * partial.t[-1], abs=1e-9)
 
 
