@@ -69,9 +69,11 @@ def subcircuit_scope(sub: ast.Subckt, full: str, given: dict,
             assign(local, key, d.value, local, f"{sub.name}: default of {key}")
     for inner in sub.body:
         if isinstance(inner, ast.Directive):
+            if inner.name == "func":         # expanded where it is called (functions.py)
+                continue
             if inner.name != "param":
                 raise NetlistError(f".{inner.name} is not allowed inside .subckt "
-                                   f"{sub.name} (only .param)", inner.loc)
+                                   f"{sub.name} (only .param and .func)", inner.loc)
             for a in inner.params:
                 check_param_name(a.key, a.loc)
                 assign(local, a.key, a.value, local, f"parameter {a.key}")

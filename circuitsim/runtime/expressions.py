@@ -61,6 +61,9 @@ class Func:
 
 def _function(node: Func):
     """What computes a Func node: its table, or the numpy function of its name."""
+    if node.table is None and node.name not in FUNCTIONS:   # a call left unexpanded
+        raise NetlistError(f"unknown function '{node.name}' in expression", node.loc,
+                           did_you_mean(node.name, FUNCTIONS))
     return node.table if node.table is not None else FUNCTIONS[node.name][2]
 
 
@@ -408,6 +411,37 @@ def replace_tables(tree, replace: Callable):
             return Func(new.name, new.args, new.loc, replace(new.table))
         return new
     return _postorder(tree, lambda node: (None, _kids(node)), join)
+
+
+def rewrite(tree, replace: Callable):
+    """The tree rebuilt from its leaves up, each node (its parts already rewritten)
+    replaced by ``replace(node)``."""
+    return _postorder(tree, lambda node: (None, _kids(node)),
+                      lambda node, _, parts: replace(_rebuilt(node, parts)))
+
+
+def replace_names(tree, mapping: Mapping):
+    """The tree with each name in ``mapping`` replaced by the tree it maps to (the
+    arguments of a user function put in its body; a local name put in its expression)."""
+    return rewrite(tree, lambda node: mapping.get(node.name, node)
+                   if isinstance(node, Name) else node)
+
+
+def nodes_below(tree, limit: int) -> bool:
+    """Has the tree, counted as a tree (a shared part once per use), fewer than
+    ``limit`` nodes?"""
+    return _fewer_nodes(tree, limit)
+
+
+def calls(tree, keep: Callable) -> list:
+    """The Func nodes of the tree for which ``keep(node)`` is true, in no particular order."""
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Func) and keep(node):
+            found.append(node)
+        stack.extend(_kids(node))
+    return found
 
 
 # --- derivative -----------------------------------------------------------------------
