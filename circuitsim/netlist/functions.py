@@ -41,6 +41,24 @@ class Function:
     expanded: object = field(default=None, repr=False)   # the body, its calls expanded
 
 
+@dataclass(frozen=True)
+class BodyLoc(Loc):
+    """The place of a name written in a function's body, and the function's name (for
+    an error about the name, wherever the function is called)."""
+    function: str = ""
+
+
+def _tagged(tree, function: str):
+    """The body with each name's Loc a BodyLoc naming ``function``."""
+    def tag(node):
+        if isinstance(node, expressions.Name) and node.loc is not None:
+            loc = node.loc
+            return expressions.Name(node.name, BodyLoc(loc.file, loc.line, loc.col,
+                                                       loc.text, function))
+        return node
+    return expressions.rewrite(tree, tag)
+
+
 def is_call(node) -> bool:
     """A call of a user function (not yet expanded)?"""
     return isinstance(node, Func) and node.table is None and node.name not in FUNCTIONS
@@ -99,7 +117,8 @@ def _definition(st: ast.Directive, where: str, visible: dict, own) -> Function:
         if a.name in args:
             raise NetlistError(f".func {name}: argument '{a.name}' is listed twice", a.loc)
         args.append(a.name)
-    return Function(name, tuple(args), body.tree, head.loc, where, visible, frozenset(own))
+    return Function(name, tuple(args), _tagged(body.tree, name), head.loc, where, visible,
+                    frozenset(own))
 
 
 # --- expansion -------------------------------------------------------------------------------

@@ -268,7 +268,10 @@ def _first_loc(tree) -> Loc | None:
 
 
 def _unknown(name: Name, env, loc: Loc | None) -> NetlistError:
-    return NetlistError(f"unknown name '{name.name}' in expression", name.loc or loc,
+    # a name written in the body of a user function has a Loc that names the function
+    function = getattr(name.loc, "function", None)
+    where = f" (in the body of function {function})" if function else ""
+    return NetlistError(f"unknown name '{name.name}' in expression{where}", name.loc or loc,
                         did_you_mean(name.name, env))
 
 
