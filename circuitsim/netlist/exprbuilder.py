@@ -56,11 +56,12 @@ LET_USAGE = "let(name=value, ..., expression), e.g. let(d=sqrt(x^2 + y^2), k*(d 
 def local_names(args: tuple, loc):
     """The expression of ``let(...)`` with its local names replaced by their values."""
     if len(args) < 2 or isinstance(args[-1], Keyword):
-        raise NetlistError(f"let() takes {LET_USAGE}", loc)
+        raise NetlistError(f"let() needs local names, then the expression: {LET_USAGE}",
+                           loc)
     bindings, body = args[:-1], args[-1]
     for b in bindings:
         if not isinstance(b, Keyword):
-            raise NetlistError(f"let(): a local name is given as name=value; {LET_USAGE}",
+            raise NetlistError(f"let(): a local name is written name=value: {LET_USAGE}",
                                loc)
         if b.quoted or "." in b.key or b.key.lower() in (*CONSTANTS, "time"):
             what = ("a number or an expression, not a string" if b.quoted else

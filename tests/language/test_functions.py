@@ -165,8 +165,8 @@ TAIL = "V V1 a 0 V=1\nR R1 a 0 R=1k\n.tran 1\n"
     (".func f(x, x) = {x}\n", 1, 12, ".func f: argument 'x' is listed twice"),
     (".func f(time) = {time}\n", 1, 9, "'time' is reserved"),
     (".func f = {1}\n", 1, 7, ".func expects name(arg, ...) = {expression}"),
-    ("R R2 a 0 R={let(d=2)}\n", 1, 13, "let() takes let(name=value, ..., expression)"),
-    ("R R2 a 0 R={let(2, 3)}\n", 1, 13, "let(): a local name is given as name=value"),
+    ("R R2 a 0 R={let(d=2)}\n", 1, 13, "let() needs local names, then the expression: let(name=value, ..., expression)"),
+    ("R R2 a 0 R={let(2, 3)}\n", 1, 13, "let(): a local name is written name=value"),
     ("R R2 a 0 R={let(pi=3, pi)}\n", 1, 17, "let(): local name 'pi'"),
     (".func g(x) = {k*x}\n.param k=1\n.subckt s a params: k=2\nR R a 0 R={g(1)}\n.ends\n"
      "s X1 a\n", 4, 12, "g() (defined at line 1) reads 'k', which this subcircuit defines"),
