@@ -184,3 +184,16 @@ def test_a_function_that_would_expand_without_bound_is_refused():
                                          for i in range(1, 25)]
     with pytest.raises(NetlistError, match="grows to more than 100000 terms"):
         circuitsim.parse("\n".join(lines) + "\n" + TAIL, "f.cir")
+
+
+def test_both_parse_routes_read_a_func_line_alike():
+    from circuitsim.netlist.parser import parse
+    from helpers import parse_by_tree_route
+    text = (".func hyp(x, y) = {sqrt(x^2 + y^2)}\n.func twice(x) {2*x}\n"
+            "R R1 a 0 R={let(d=hyp(3, 4), twice(d))}\n")
+    fast = parse(text, "f.cir")
+    assert repr(fast) == repr(parse_by_tree_route(text))
+    head, body = fast.statements[0].positional
+    assert (fast.statements[0].name, head.name, [a.name for a in head.args]) == (
+        "func", "hyp", ["x", "y"])
+    assert expressions.to_text(body.tree) == "sqrt(x^2 + y^2)"
