@@ -35,7 +35,10 @@ def global_scope(top: list, overrides: dict) -> values.Scope:
     for st in top:
         if isinstance(st, ast.Directive) and st.name == "param":
             if st.positional:
-                raise NetlistError(".param expects name=value pairs", st.positional[0].loc)
+                hint = ("a function is defined with .func name(arg, ...) = {expression}"
+                        if isinstance(st.positional[0], ast.Call) else None)
+                raise NetlistError(".param expects name=value pairs", st.positional[0].loc,
+                                   hint)
             for a in st.params:
                 check_param_name(a.key, a.loc)
                 value = overrides.get(a.key, (a.value,))[0]

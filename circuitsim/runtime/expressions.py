@@ -589,7 +589,7 @@ def _compiled(trees: list, arg_names, single: bool) -> Callable:
         missing = free_names(tree) - set(slots)
         if missing:
             name = sorted(missing)[0]
-            raise _unknown(_find_name(tree, name), slots, _first_loc(tree))
+            raise _unknown(find_name(tree, name), slots, _first_loc(tree))
     lines: list = []
     shared: dict = {}
     results = [_straight_line(tree, slots, lines, shared)[0] for tree in trees]
@@ -681,16 +681,18 @@ def _apply(node, values):
     raise TypeError(f"not an expression node: {node!r}")
 
 
-def _find_name(tree, name: str) -> Name:
+def find_name(tree, name: str) -> Name | None:
+    """The first Name node ``name`` in the tree (None if there is none, or if ``tree`` is
+    not an expression)."""
     match tree:
         case Name(name=n) if n == name:
             return tree
         case Unary(arg=a):
-            return _find_name(a, name)
+            return find_name(a, name)
         case Binary(left=l, right=r):
-            return _find_name(l, name) or _find_name(r, name)
+            return find_name(l, name) or find_name(r, name)
         case Func(args=args):
-            return next((x for x in (_find_name(a, name) for a in args) if x), None)
+            return next((x for x in (find_name(a, name) for a in args) if x), None)
     return None
 
 

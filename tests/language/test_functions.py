@@ -179,6 +179,21 @@ def test_errors_are_located_and_name_the_function(text, line, col, message):
     assert (err.loc.file, err.loc.line, err.loc.col) == ("f.cir", line, col)
 
 
+def test_a_function_written_as_a_parameter_is_pointed_to_func():
+    with pytest.raises(NetlistError) as info:
+        circuitsim.parse(".param f(x) = {2*x}\n" + TAIL, "f.cir").circuit()
+    assert ".param expects name=value pairs" in info.value.message
+    assert info.value.hint == "a function is defined with .func name(arg, ...) = {expression}"
+
+
+def test_an_unknown_name_in_a_body_read_by_a_source_names_the_function():
+    with pytest.raises(NetlistError) as info:
+        circuitsim.parse(".func f(x) = {x*qq}\nB B2 a 0 I={f(1)}\n" + TAIL, "f.cir").prepare()
+    assert ("B B2 refers to 'qq' (in the body of function f), which is neither a node nor "
+            "an element variable") in info.value.message
+    assert (info.value.loc.line, info.value.loc.col) == (2, 10)
+
+
 def test_a_function_that_would_expand_without_bound_is_refused():
     lines = [".func f0(x) = {x + 1}"] + [f".func f{i}(x) = {{f{i - 1}(x) + f{i - 1}(x)}}"
                                          for i in range(1, 25)]
