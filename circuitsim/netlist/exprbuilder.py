@@ -4,7 +4,11 @@
 neg num name func``) that produce :mod:`circuitsim.runtime.expressions` trees. ``pi``
 becomes a constant; ``v(n)`` and ``i(X)`` become names of circuit variables. Numbers are
 converted to SI at parse time with no declared unit (``10u`` -> 1e-5; a lone ``m`` is
-an error).
+an error). ``let(name=value, ..., expression)`` is replaced here by its expression with
+the values put in place; a call of any other name that is not built in is kept as a
+call of a user function (a Func node of that name), replaced by the function's body once
+the netlist's ``.func`` lines are read (:mod:`circuitsim.netlist.functions`), which also
+refuses the names no ``.func`` defines.
 """
 from __future__ import annotations
 
