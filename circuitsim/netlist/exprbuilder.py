@@ -19,8 +19,8 @@ from lark import Token
 from . import units
 from .datafiles import TABLE_FUNCTIONS, Keyword, table_call
 from ..errors import Loc, NetlistError
-from ..runtime.expressions import (CONSTANTS, FUNCTIONS, Binary, Func, Name, Num, Unary,
-                                   replace_names)
+from ..runtime.expressions import (CONSTANTS, FUNCTIONS, MAX_NODES, Binary, Func, Name,
+                                   Num, Unary, nodes_below, replace_names)
 
 
 # SPICE-style references to circuit variables (behavioural sources): v(n) is the
@@ -73,6 +73,9 @@ def local_names(args: tuple, loc):
             raise NetlistError(f"let(): local name '{b.key}': {what}", b.loc)
     for b in reversed(bindings):       # the last name first: its value may use the others
         body = replace_names(body, {b.key: b.value})
+        if not nodes_below(body, MAX_NODES):
+            raise NetlistError(f"the expression grows to more than {MAX_NODES} terms once "
+                               "its local names are put in place", loc)
     return body
 
 

@@ -16,15 +16,12 @@ from dataclasses import dataclass, field
 
 from ..errors import Loc, NetlistError, did_you_mean
 from ..runtime import expressions
-from ..runtime.expressions import CONSTANTS, FUNCTIONS, Func
+from ..runtime.expressions import CONSTANTS, FUNCTIONS, MAX_NODES, Func
 from . import ast
 from .datafiles import TABLE_FUNCTIONS
 from .exprbuilder import CIRCUIT_REFERENCES, LET
 
 DIRECTIVE = "func"
-# an expression, its functions expanded, of more nodes is refused: functions calling
-# functions twice each, 30 deep, would expand to a billion
-MAX_NODES = 100_000
 BUILT_IN = (*FUNCTIONS, *TABLE_FUNCTIONS, *CIRCUIT_REFERENCES, LET, *CONSTANTS, "time")
 USAGE = ".func expects name(arg, ...) = {expression}, e.g. .func hyp(x, y) = {sqrt(x^2 + y^2)}"
 

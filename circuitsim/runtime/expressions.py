@@ -117,6 +117,10 @@ _BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "^":
 # brackets, chains of unary minus or powers) is limited to MAX_DEPTH levels.
 MAX_DEPTH = 150          # levels of nesting of an expression (Python compiles 200)
 BALANCE_FROM = 16        # sums and products of more terms are rebalanced
+# nodes of an expression once its user functions and local names are put in place (a
+# part used twice counted twice): each use doubling the one before, 30 deep, would
+# otherwise make a billion
+MAX_NODES = 100_000
 
 
 def _kids(node) -> tuple:

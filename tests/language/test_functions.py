@@ -212,3 +212,9 @@ def test_both_parse_routes_read_a_func_line_alike():
     assert (fast.statements[0].name, head.name, [a.name for a in head.args]) == (
         "func", "hyp", ["x", "y"])
     assert expressions.to_text(body.tree) == "sqrt(x^2 + y^2)"
+
+
+def test_local_names_that_would_expand_without_bound_are_refused():
+    names = ", ".join(f"a{i}=a{i - 1} + a{i - 1}" for i in range(1, 30))
+    with pytest.raises(NetlistError, match="grows to more than 100000 terms once its local"):
+        circuitsim.parse(f"R R2 a 0 R={{let(a0=2, {names}, a29)}}\n" + TAIL, "f.cir")
