@@ -28,12 +28,13 @@ USAGE = ".func expects name(arg, ...) = {expression}, e.g. .func hyp(x, y) = {sq
 
 @dataclass(eq=False)
 class Function:
+    """One ``.func`` line, read and checked."""
     name: str            # lower-case: functions are called case-insensitively
     args: tuple          # the argument names
     body: object         # the expression tree as written
     loc: Loc
     where: str           # "" at the top level, else the subcircuit's name
-    visible: dict        # the functions its body may call (its scope's)
+    visible: dict = field(repr=False)   # the functions its body may call (its scope's)
     own: frozenset       # the parameters its scope defines (a subcircuit's), else empty
     expanded: object = field(default=None, repr=False)   # the body, its calls expanded
 
