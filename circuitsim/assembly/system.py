@@ -25,6 +25,7 @@ from ..elements.declarations import FRAME_VARS, NO_POWER, NOMINAL, POTENTIAL_UNI
 from ..elements.protocols import (NO_LABEL, SPEED, SPIN, DiscreteStateProtocol,
                                   SingularityProtocol)
 from ..errors import CircuitsimError, ModelError, NetlistError, did_you_mean
+from ..runtime import expressions
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
@@ -142,6 +143,17 @@ class _InitialisationView(DAEProblem):
         return self.system.jacobian_dense(t, y, yp, cj, init=True)
 
 
+def _written_in_function(inst, name: str) -> str:
+    """' (in the body of function f)' when the expression of ``inst`` has ``name`` from
+    the body of a user function (its Loc names the function), else ''."""
+    for value in inst.params.values():
+        node = expressions.find_name(value, name)
+        function = getattr(getattr(node, "loc", None), "function", None)
+        if function:
+            return f" (in the body of function {function})"
+    return ""
+
+
 class System(DAEProblem):
     """Implements the solver's DAEProblem contract for an elaborated circuit."""
 
@@ -255,8 +267,9 @@ class System(DAEProblem):
         if name in self.numbering.index or name == "0":
             return self.numbering.of(name)
         loc = next(iter(inst.param_locs.values()), inst.loc)
-        raise NetlistError(f"{inst.type.keyword} {inst.name} refers to '{name}', which is "
-                           "neither a node nor an element variable", loc,
+        raise NetlistError(f"{inst.type.keyword} {inst.name} refers to '{name}'"
+                           f"{_written_in_function(inst, name)}, which is neither a node "
+                           "nor an element variable", loc,
                            did_you_mean(name, self.numbering.index))
 
     def _units(self) -> dict:

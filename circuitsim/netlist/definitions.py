@@ -6,11 +6,11 @@ would expand to more elements than the cap.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..elements import lookup
 from ..errors import Loc, NetlistError
-from . import ast
+from . import ast, functions
 from .scopes import GROUND_NAMES, RESERVED_NODE_NAMES
 
 MAX_ELEMENTS = 1_000_000   # elements after expansion (CIRCUITSIM_MAX_ELEMENTS, --max-elements)
@@ -22,6 +22,7 @@ class Definitions:
     source: str             # the netlist's file name (errors about the whole netlist)
     top: tuple              # the top-level statements (subcircuit definitions left out)
     subckts: dict           # lower-case name -> ast.Subckt
+    functions: dict = field(default_factory=dict)   # the top level's .func, by name
 
 
 def max_elements() -> int:
@@ -43,8 +44,29 @@ def collect(statements: list, source: str = "", cap: int | None = None) -> Defin
             _collect_subckt(st, subckts)
         else:
             top.append(st)
+    funcs = _expand_functions(top, subckts)
     _check_size(top, subckts, cap or max_elements(), source)
-    return Definitions(source, tuple(top), subckts)
+    return Definitions(source, tuple(top), subckts, funcs)
+
+
+def _expand_functions(top: list, subckts: dict) -> dict:
+    """Read the ``.func`` lines and expand the calls of user functions in every brace
+    expression (functions.py); -> the top level's functions."""
+    params = _param_locs(top)
+    funcs = functions.define(top, "", {}, params)
+    functions.expand_statements(top, funcs)
+    for sub in subckts.values():
+        own = {d.key: d.loc for d in sub.defaults} | _param_locs(sub.body)
+        local = functions.define(sub.body, sub.name, funcs, params | own, frozenset(own))
+        functions.expand_values([d.value for d in sub.defaults], funcs)
+        functions.expand_statements(sub.body, local, frozenset(own))
+    return funcs
+
+
+def _param_locs(statements) -> dict:
+    """The names the ``.param`` lines among ``statements`` define -> their Loc."""
+    return {a.key: a.loc for st in statements
+            if isinstance(st, ast.Directive) and st.name == "param" for a in st.params}
 
 
 def _collect_subckt(sub: ast.Subckt, subckts: dict) -> None:

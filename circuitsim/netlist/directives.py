@@ -11,8 +11,8 @@ from ..errors import NetlistError, did_you_mean
 from . import ast, measures, values
 from .circuit import Circuit
 
-KNOWN_DIRECTIVES = ("title", "param", "subckt", "ends", "include", "lib", "gravity", "tran",
-                    "options", "ic", "probe", "input", "measure", "study", "step", "end")
+KNOWN_DIRECTIVES = ("title", "param", "func", "subckt", "ends", "include", "lib", "gravity",
+                    "tran", "options", "ic", "probe", "input", "measure", "study", "step", "end")
 EPS = sys.float_info.epsilon
 RTOL_MIN = 1e-14     # smaller relative tolerances are below double precision's resolution
 OPTIONS = {   # .options key -> (Tran attribute, unit)

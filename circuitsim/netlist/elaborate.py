@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from ..errors import Loc, NetlistError
 from ..runtime.names import GROUND
-from . import conversion, directives, expansion, mechanism, overrides, scopes, topology
+from . import (conversion, directives, expansion, functions, mechanism, overrides, scopes,
+               topology)
 from .circuit import Circuit, Node, Tran
 from .definitions import Definitions
 from .relocation import relocate, relocate_warning
@@ -36,6 +37,7 @@ def elaborate(definitions: Definitions, assigns: list = ()) -> Circuit:
 def _build(definitions: Definitions, assigns: list, instances: dict) -> Circuit:
     """The steps of :func:`elaborate`, in order (the order decides which error is told)."""
     top = definitions.top
+    functions.expand_values([a.value for a in assigns], definitions.functions)
     over = overrides.split(assigns, scopes.param_names(top))
     scope = scopes.global_scope(top, over.params)
     pending = expansion.expand(definitions, scope, over.elements, instances)

@@ -4,7 +4,11 @@
 neg num name func``) that produce :mod:`circuitsim.runtime.expressions` trees. ``pi``
 becomes a constant; ``v(n)`` and ``i(X)`` become names of circuit variables. Numbers are
 converted to SI at parse time with no declared unit (``10u`` -> 1e-5; a lone ``m`` is
-an error).
+an error). ``let(name=value, ..., expression)`` is replaced here by its expression with
+the values put in place; a call of any other name that is not built in is kept as a
+call of a user function (a Func node of that name), replaced by the function's body once
+the netlist's ``.func`` lines are read (:mod:`circuitsim.netlist.functions`), which also
+refuses the names no ``.func`` defines.
 """
 from __future__ import annotations
 
@@ -14,8 +18,9 @@ from lark import Token
 
 from . import units
 from .datafiles import TABLE_FUNCTIONS, Keyword, table_call
-from ..errors import Loc, NetlistError, did_you_mean
-from ..runtime.expressions import CONSTANTS, FUNCTIONS, Binary, Func, Name, Num, Unary
+from ..errors import Loc, NetlistError
+from ..runtime.expressions import (CONSTANTS, FUNCTIONS, MAX_NODES, Binary, Func, Name,
+                                   Num, Unary, nodes_below, replace_names)
 
 
 # SPICE-style references to circuit variables (behavioural sources): v(n) is the
@@ -44,6 +49,34 @@ def _circuit_reference(key: str, args: tuple, loc):
         return Name(f"{name}.i", loc)
     raise NetlistError(f"{key}() takes {'one or two node names' if key == 'v' else 'one element name'}",
                        loc)
+
+
+# let(name=value, ..., expression): local names, each value put in place of its name in
+# the values after it and in the expression (so the symbolic derivatives see through it).
+LET = "let"
+LET_USAGE = "let(name=value, ..., expression), e.g. let(d=sqrt(x^2 + y^2), k*(d - L0))"
+
+
+def local_names(args: tuple, loc):
+    """The expression of ``let(...)`` with its local names replaced by their values."""
+    if len(args) < 2 or isinstance(args[-1], Keyword):
+        raise NetlistError(f"let() needs local names, then the expression: {LET_USAGE}",
+                           loc)
+    bindings, body = args[:-1], args[-1]
+    for b in bindings:
+        if not isinstance(b, Keyword):
+            raise NetlistError(f"let(): a local name is written name=value: {LET_USAGE}",
+                               loc)
+        if b.quoted or "." in b.key or b.key.lower() in (*CONSTANTS, "time"):
+            what = ("a number or an expression, not a string" if b.quoted else
+                    "a plain name" if "." in b.key else "not the time or a constant")
+            raise NetlistError(f"let(): local name '{b.key}': {what}", b.loc)
+    for b in reversed(bindings):       # the last name first: its value may use the others
+        body = replace_names(body, {b.key: b.value})
+        if not nodes_below(body, MAX_NODES):
+            raise NetlistError(f"the expression grows to more than {MAX_NODES} terms once "
+                               "its local names are put in place", loc)
+    return body
 
 
 # --- building from the parse tree ----------------------------------------------------
@@ -84,6 +117,8 @@ class ExprBuilder:
         loc = self._loc(tok)
         if key in TABLE_FUNCTIONS:
             return table_call(key, list(args), loc)
+        if key == LET:
+            return local_names(args, loc)
         keywords = [a for a in args if isinstance(a, Keyword)]
         if keywords:
             raise NetlistError(f"{key}() takes no keyword arguments", keywords[0].loc)
@@ -91,10 +126,8 @@ class ExprBuilder:
             return Num(CONSTANTS[key], f"{tok}()")
         if key in CIRCUIT_REFERENCES:
             return _circuit_reference(key, args, loc)
-        if key not in FUNCTIONS:
-            raise NetlistError(f"unknown function '{tok}' in expression", loc,
-                               did_you_mean(key, list(FUNCTIONS) + list(CONSTANTS)
-                                            + list(TABLE_FUNCTIONS)))
+        if key not in FUNCTIONS:      # a user function (.func): expanded once the
+            return Func(key, args, loc)   # netlist's definitions are read (functions.py)
         lo, hi, _ = FUNCTIONS[key]
         if len(args) < lo or (hi is not None and len(args) > hi):
             want = (f"{lo} argument{'s' if lo > 1 else ''}" if lo == hi

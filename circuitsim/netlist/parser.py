@@ -474,6 +474,12 @@ class _Builder(ExprBuilder, Transformer_NonRecursive):
             raise NetlistError("'params:' belongs on a .subckt line", self._loc(marker))
         return ast.Directive(name, positional, params, self._loc(tok))
 
+    def funcdef(self, children):
+        """``.func name(arg, ...) = {body}``: the directive with the call and the body as
+        its values, as ``.func name(arg, ...) {body}`` (SPICE's form) reads."""
+        tok = children[0]
+        return ast.Directive(str(tok)[1:].lower(), list(children[1:]), [], self._loc(tok))
+
     def title(self, children):
         tok = children[0]
         return ast.Directive("title", [], [], self._loc(tok), text=str(tok)[len(".title"):].strip())

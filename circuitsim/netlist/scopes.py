@@ -35,7 +35,10 @@ def global_scope(top: list, overrides: dict) -> values.Scope:
     for st in top:
         if isinstance(st, ast.Directive) and st.name == "param":
             if st.positional:
-                raise NetlistError(".param expects name=value pairs", st.positional[0].loc)
+                hint = ("a function is defined with .func name(arg, ...) = {expression}"
+                        if isinstance(st.positional[0], ast.Call) else None)
+                raise NetlistError(".param expects name=value pairs", st.positional[0].loc,
+                                   hint)
             for a in st.params:
                 check_param_name(a.key, a.loc)
                 value = overrides.get(a.key, (a.value,))[0]
@@ -69,9 +72,11 @@ def subcircuit_scope(sub: ast.Subckt, full: str, given: dict,
             assign(local, key, d.value, local, f"{sub.name}: default of {key}")
     for inner in sub.body:
         if isinstance(inner, ast.Directive):
+            if inner.name == "func":         # expanded where it is called (functions.py)
+                continue
             if inner.name != "param":
                 raise NetlistError(f".{inner.name} is not allowed inside .subckt "
-                                   f"{sub.name} (only .param)", inner.loc)
+                                   f"{sub.name} (only .param and .func)", inner.loc)
             for a in inner.params:
                 check_param_name(a.key, a.loc)
                 assign(local, a.key, a.value, local, f"parameter {a.key}")

@@ -61,6 +61,9 @@ class Func:
 
 def _function(node: Func):
     """What computes a Func node: its table, or the numpy function of its name."""
+    if node.table is None and node.name not in FUNCTIONS:   # a call left unexpanded
+        raise NetlistError(f"unknown function '{node.name}' in expression", node.loc,
+                           did_you_mean(node.name, FUNCTIONS))
     return node.table if node.table is not None else FUNCTIONS[node.name][2]
 
 
@@ -114,6 +117,10 @@ _BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "^":
 # brackets, chains of unary minus or powers) is limited to MAX_DEPTH levels.
 MAX_DEPTH = 150          # levels of nesting of an expression (Python compiles 200)
 BALANCE_FROM = 16        # sums and products of more terms are rebalanced
+# nodes of an expression once its user functions and local names are put in place (a
+# part used twice counted twice): each use doubling the one before, 30 deep, would
+# otherwise make a billion
+MAX_NODES = 100_000
 
 
 def _kids(node) -> tuple:
@@ -265,7 +272,10 @@ def _first_loc(tree) -> Loc | None:
 
 
 def _unknown(name: Name, env, loc: Loc | None) -> NetlistError:
-    return NetlistError(f"unknown name '{name.name}' in expression", name.loc or loc,
+    # a name written in the body of a user function has a Loc that names the function
+    function = getattr(name.loc, "function", None)
+    where = f" (in the body of function {function})" if function else ""
+    return NetlistError(f"unknown name '{name.name}' in expression{where}", name.loc or loc,
                         did_you_mean(name.name, env))
 
 
@@ -410,6 +420,37 @@ def replace_tables(tree, replace: Callable):
     return _postorder(tree, lambda node: (None, _kids(node)), join)
 
 
+def rewrite(tree, replace: Callable):
+    """The tree rebuilt from its leaves up, each node (its parts already rewritten)
+    replaced by ``replace(node)``."""
+    return _postorder(tree, lambda node: (None, _kids(node)),
+                      lambda node, _, parts: replace(_rebuilt(node, parts)))
+
+
+def replace_names(tree, mapping: Mapping):
+    """The tree with each name in ``mapping`` replaced by the tree it maps to (the
+    arguments of a user function put in its body; a local name put in its expression)."""
+    return rewrite(tree, lambda node: mapping.get(node.name, node)
+                   if isinstance(node, Name) else node)
+
+
+def nodes_below(tree, limit: int) -> bool:
+    """Has the tree, counted as a tree (a shared part once per use), fewer than
+    ``limit`` nodes?"""
+    return _fewer_nodes(tree, limit)
+
+
+def calls(tree, keep: Callable) -> list:
+    """The Func nodes of the tree for which ``keep(node)`` is true, in no particular order."""
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Func) and keep(node):
+            found.append(node)
+        stack.extend(_kids(node))
+    return found
+
+
 # --- derivative -----------------------------------------------------------------------
 def rename(tree, mapping: Mapping):
     """The tree with names replaced by other names (subcircuit scoping)."""
@@ -552,7 +593,7 @@ def _compiled(trees: list, arg_names, single: bool) -> Callable:
         missing = free_names(tree) - set(slots)
         if missing:
             name = sorted(missing)[0]
-            raise _unknown(_find_name(tree, name), slots, _first_loc(tree))
+            raise _unknown(find_name(tree, name), slots, _first_loc(tree))
     lines: list = []
     shared: dict = {}
     results = [_straight_line(tree, slots, lines, shared)[0] for tree in trees]
@@ -644,16 +685,18 @@ def _apply(node, values):
     raise TypeError(f"not an expression node: {node!r}")
 
 
-def _find_name(tree, name: str) -> Name:
+def find_name(tree, name: str) -> Name | None:
+    """The first Name node ``name`` in the tree (None if there is none, or if ``tree`` is
+    not an expression)."""
     match tree:
         case Name(name=n) if n == name:
             return tree
         case Unary(arg=a):
-            return _find_name(a, name)
+            return find_name(a, name)
         case Binary(left=l, right=r):
-            return _find_name(l, name) or _find_name(r, name)
+            return find_name(l, name) or find_name(r, name)
         case Func(args=args):
-            return next((x for x in (_find_name(a, name) for a in args) if x), None)
+            return next((x for x in (find_name(a, name) for a in args) if x), None)
     return None
 
 

@@ -3,6 +3,7 @@ import textwrap
 
 import pytest
 
+from circuitsim import api
 from circuitsim.errors import NetlistError
 from circuitsim.netlist import ast
 from helpers import parse_by_tree_route
@@ -255,7 +256,6 @@ def test_positions_on_a_multi_line_netlist():
     (".subckt foo a b\n.ends bar\n", 2, 7, ".ends bar does not match .subckt foo (line 1)"),
     (".subckt foo a\n.ends foo x\n", 2, 11, ".ends takes at most the subcircuit's name"),
     ("R R1 a b R={1m}\n", 1, 13, "ambiguous"),
-    ("R R1 a b R={sqr(2)}\n", 1, 13, "unknown function 'sqr'"),
 ])
 def test_syntax_errors(text, line, col, message):
     with pytest.raises(NetlistError) as info:
@@ -269,6 +269,16 @@ def test_syntax_errors(text, line, col, message):
     assert rendered[2] == "    " + " " * (col - 1) + "^"
     for lark_word in ("Expected one of", "RPAR", "LBRACE", "_NL", "$END", "Token"):
         assert lark_word not in str(err)
+
+
+def test_unknown_function_is_refused_when_the_netlist_is_read():
+    # a call may name a .func (of this file or an included one): it is checked once the
+    # netlist's definitions are read, before anything is elaborated
+    with pytest.raises(NetlistError) as info:
+        api.parse("R R1 a b R={sqr(2)}\n", "bad.cir")
+    err = info.value
+    assert "unknown function 'sqr'" in err.message
+    assert (err.loc.file, err.loc.line, err.loc.col) == ("bad.cir", 1, 13)
 
 
 def test_operator_outside_braces_hints_at_braces():

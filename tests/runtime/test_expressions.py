@@ -7,6 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from circuitsim import api
 from circuitsim.errors import Loc, NetlistError
 from circuitsim.netlist.parser import parse, parse_expression
 from circuitsim.runtime import expressions as ex
@@ -74,9 +75,9 @@ def test_unknown_name_is_located_with_a_hint():
     assert str(err).startswith("f.cir:2:15:")
 
 
-def test_unknown_function_is_a_parse_error():
+def test_unknown_function_is_refused_when_the_netlist_is_read():
     with pytest.raises(NetlistError) as info:
-        parse("R R1 a b R={2*sinn(1)}\n", "f.cir")
+        api.parse("R R1 a b R={2*sinn(1)}\n", "f.cir")
     assert "unknown function 'sinn'" in info.value.message
     assert info.value.hint == "did you mean 'sin'?"
     assert (info.value.loc.line, info.value.loc.col) == (1, 15)
