@@ -62,8 +62,8 @@ class PointMass(ElementType):
     ports = (Port("body", frame=True, description="the body carrying the mass"),)
     uses_gravity = True
     params = (Param("m", "kg", description="mass", positive=True),
-              Param("at", "m", default=REQUIRED, description="the mass's point, global "
-                    "coordinates at t = 0 (or in the body's frame with atframe=body)",
+              Param("at", "m", default=REQUIRED, description="the mass's point: global "
+                    "coordinates at t = 0, or the body's frame with atframe=body",
                     kind="vector", size=3),
               Param("atframe", "1", default="global", description="coordinates of at: "
                     "global at t = 0, or body = the body's frame from its centre of mass",
