@@ -24,9 +24,9 @@ Equations
       d(3)/dV' = m·I,  d(3)/dω' = −m·S(r),  d(3)/dω = −m·(S(ω)·S(r) + S(ω × r)),
       d(3)/dq = m·(S(ω') + S(ω)²)·dr/dq;  d(4) = S(r)·d(3), plus −S(f)·dr/dq in q.
 Sign convention
-    As a flow into the body the mass's action enters its rows negated (conventions.md
-    §1, §3): alone on a free body at rest under gravity, f = −m·g + m·a_P = 0 when the
-    body falls freely, as it does.
+    f is the flow into the body, minus the force F = m·g − m·a_P the mass applies to
+    it (conventions.md §1, §3): on a free body under gravity f = m·(a_P − g) = 0 when
+    the body falls freely (a_P = g), and it does, with or without point masses.
 Outputs
     P.x, P.y, P.z: position of the point (m); P.vx, P.vy, P.vz: its velocity V + ω × r
     (m/s); P.T = ½·m·|v_P|² (J), kinetic energy; P.U = −m·g·r_P (J), potential energy
