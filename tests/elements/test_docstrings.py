@@ -52,6 +52,7 @@ CONTEXT = {
     "l": "V V1 n2 0 V=1\nR R1 n3 0 R=10",
     "norotation": _bodies("B1"),
     "pointplane": _bodies("B1"),
+    "pointmass": _bodies("Arm1"),
     "prismatic": "body slider m=1 J=(0.01, 0.01, 0.01) pos=(0.4, 0, 0)",
     "r": "V V1 n1 0 V=1\nR R2 n2 0 R=1",
     "revolute": "body crank m=1 J=(0.01, 0.01, 0.01) pos=(0.1, 0, 0)",
