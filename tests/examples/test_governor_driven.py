@@ -1,4 +1,4 @@
-"""governor.cir: a flyball governor whose balls are point masses on its arms, against
+"""governor_driven.cir: a flyball governor whose balls are point masses on its arms, against
 the closed forms in its header: the arms' steady angle and the energy stored on the way
 there (the run report's balance closing on it)."""
 import numpy as np
@@ -37,7 +37,7 @@ def test_governor_settles_at_its_steady_angle(tol, bound, energy):
     move as mirror images; the report's balance closes within ``energy`` of its scale
     (observed 2.1e-5, 1.1e-7) and its stored energy is the closed form's change of the
     balls' and arms' energy within 10·bound relative (observed 2.2e-6, 8.4e-9)."""
-    res = load_netlist("governor.cir").simulate(report=True, **tol)
+    res = load_netlist("governor_driven.cir").simulate(report=True, **tol)
     th = _steady_angle()
     assert th == pytest.approx(0.917213, abs=1e-6)          # the header's 52.552 deg
     angle = np.arccos(-res["Ball1.z"] / L)
