@@ -348,6 +348,10 @@ def reduce(system, t, y, yp, inputs) -> dict:
     Phi = _constraints(system, t, y, yp, L, pairs, d)
     N = _null_space(Phi, nominal[d])
     k = N.shape[1]
+    if k == 0 and not inputs:
+        raise ModelError("nothing to linearise: the system has no free state here (every "
+                         "motion is prescribed or held: 0 degrees of freedom and no other "
+                         "state) and no input was named", None)
     moving = np.abs(yp[d] / nominal[d]).max(initial=0.0) > 0
     Phi_dot = np.zeros_like(Phi)
     if moving:

@@ -125,6 +125,7 @@ class _InitialisationView(DAEProblem):
         self.system = system
         self.n, self.names = system.n, system.names
         self.id = system._differential_ids(init=True)
+        self.magnitude_groups = system.magnitude_groups
 
     def residual(self, t, y, yp):
         return self.system.residual(t, y, yp, init=True)

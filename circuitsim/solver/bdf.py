@@ -50,6 +50,7 @@ import numpy as np
 from ..errors import (ConvergenceError, Interrupted, SolverError, StepSizeTooSmall,
                       Terminated)
 from .events import EVENT_MAX_CUTS, StateEvents
+from .magnitudes import MagnitudeGroups
 from .history import GAMMA, MAX_ORDER, History
 from .initial import consistent_initial_conditions
 from .newton import MAX_ITERS, BadValues, Newton, residual, wrms
@@ -168,7 +169,7 @@ class _Run:
         self.n_err = tested if dim is None else min(max(1, int(dim)), tested)
         self.project = problem.project                                   # (8)
         self.differential = np.asarray(problem.id) != 0
-        self.magnitude_groups = _MagnitudeGroups(problem.magnitude_groups)   # (13)
+        self.magnitude_groups = MagnitudeGroups(problem.magnitude_groups)   # (13)
         # Multipliers of higher-index constraints (joint forces) converge with the
         # unknowns they constrain; weighing them in the Newton test (their scale is
         # unknown, often ~0) only makes it fail. The problem may say which to leave out.
@@ -625,27 +626,6 @@ def _norm_of_weighted(x: np.ndarray, n_err: int) -> float:
     largest = np.maximum.reduce(x) if len(x) else 0.0
     carrying = np.count_nonzero(x > SIGNIFICANT * largest)
     return math.sqrt(np.add.reduce(x * x) / min(max(carrying, 1), n_err))
-
-
-class _MagnitudeGroups:
-    """The unknowns that share one magnitude in the error weights (problem.py (13)): the
-    groups' members in one index array, so that each group's largest |y| is one
-    ``maximum.reduceat`` over it."""
-
-    def __init__(self, labels):
-        labels = None if labels is None else np.asarray(labels)
-        members = [] if labels is None else [np.flatnonzero(labels == label)
-                                             for label in np.unique(labels) if label >= 0]
-        self.members = np.concatenate(members) if members else None
-        self.sizes = np.array([len(m) for m in members], dtype=np.intp)
-        self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.intp)
-
-    def largest(self, magnitude: np.ndarray) -> np.ndarray:
-        """``magnitude`` with each group's entries set to the group's largest (in place)."""
-        if self.members is not None:
-            peaks = np.maximum.reduceat(magnitude[self.members], self.starts)
-            magnitude[self.members] = np.repeat(peaks, self.sizes)
-        return magnitude
 
 
 def _moved_text(moved) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InconsistentInitialConditions
+from .magnitudes import MagnitudeGroups
 from .matching import structural_rank
 from .rowmatrix import RowMatrix
 from .lazy import sparse as sp   # scipy.sparse, imported on first use
@@ -109,6 +110,7 @@ def consistent_initial_conditions(problem, t0, y0, yp0=None, fixed=None, rtol=1e
 def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
     """Newton on u_j = y_j (solve_y[j]) or y'_j (otherwise); algebraic y' stay 0."""
     y, yp = y.copy(), yp.copy()
+    groups = MagnitudeGroups(problem.magnitude_groups)
     ycol = solve_y.astype(float)
     ypcol = (~solve_y & diff).astype(float)
     lu = None
@@ -130,8 +132,8 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
                 M = (J0 * ycol + (J1 - J0) * ypcol if isinstance(J0, np.ndarray) else
                      sp.csc_matrix(J0 @ sp.diags(ycol) + (J1 - J0) @ sp.diags(ypcol)))
                 floor = (lambda y, yp, A0=abs(J0), A1=abs(J1 - J0):
-                         _rounding_level(A0, np.abs(y) + atol)
-                         + _rounding_level(A1, np.abs(yp) + atol / tscale))
+                         _rounding_level(A0, groups.largest(np.abs(y)) + atol)
+                         + _rounding_level(A1, groups.largest(np.abs(yp)) + atol / tscale))
                 # The usual reason for the fallback: checked here, because SuperLU
                 # prints BLAS complaints to stdout on some structurally singular matrices.
                 if _structurally_singular(M):
@@ -153,26 +155,18 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
 
 
 def _rounding_level(A, u: np.ndarray) -> np.ndarray:
-    """How far from 0 rounding alone leaves each equation: ROUNDING_ULPS ulps of its
-    largest possible term, Σ_j |A_ij| · max_j |u_j| over the unknowns it involves
-    (A = |dF/du| of the iterate, u = |u| + atol). Newton's stepping test takes an
-    invariant row's rounding the same way. The largest unknown of the row, not each
-    term: a coefficient that is 0 in exact arithmetic (a hinge axis ⊥ the spin, from a
-    rotated vector) comes out as rounding of 1 and multiplies the row's largest
-    unknown. At atol 1e-12 the weighted test alone can ask for less than rounding (a
-    closed loop's velocities and multipliers, a force found from a backward-Euler
-    step's (y − y_prev)/h): Newton then wanders at its rounding level without ever
-    passing it, and an equation within this level of 0 is as solved as it can be."""
-    if isinstance(A, np.ndarray):
-        largest = np.max(np.where(A > 0, u, 0.0), axis=1, initial=0.0)
-        total = A.sum(axis=1)
-    else:
-        A = A.tocsr()
-        reach = A.copy()
-        reach.data = np.where(A.data > 0, u[A.indices], 0.0)
-        largest = reach.max(axis=1).toarray().ravel()
-        total = np.asarray(A.sum(axis=1)).ravel()
-    return ROUNDING_ULPS * np.finfo(float).eps * total * largest
+    """How far from 0 rounding alone leaves each equation: ROUNDING_ULPS ulps of the
+    size of its terms, |A|·u (A = dF/du at the iterate, u = |u| + atol with the
+    components of a magnitude group, a mechanism's velocities or angular velocities,
+    at the group's largest), as Newton's stepping test takes an invariant row's
+    rounding. The group, not each component: a coefficient that is 0 in exact
+    arithmetic (a hinge axis perpendicular to the spin, from a rotated vector) comes
+    out as rounding of 1 and multiplies the spin, not the 0 beside it. At atol 1e-12
+    the weighted test alone can ask for less than rounding (a closed loop's velocities
+    and multipliers, a force found from a backward-Euler step's (y − y_prev)/h):
+    Newton then wanders at its rounding level without ever passing it, and an equation
+    within this level of 0 is as solved as it can be."""
+    return ROUNDING_ULPS * np.finfo(float).eps * (A @ u)
 
 
 def _structurally_singular(M) -> bool:
@@ -192,8 +186,10 @@ def _backward_euler(problem, t0, y, diff, h, rtol, atol, stats):
     the constraints; what the steps then add is brought back: the backward-Euler points
     of y' = c·t are c·h²·k(k+1)/2, whose parabola is 0 at t0, where going back along the
     last step's tangent left −3c·h² (an inductor's current at a supply's ramp, 650
-    atol units at atol 1e-13). Algebraic unknowns get the parabola's value, y' = 0."""
+    atol units at atol 1e-13). Algebraic unknowns (y' = 0) from the line through steps
+    2 and 3: step 1's carry the jump onto the constraints."""
     y_prev = y.copy()
+    groups = MagnitudeGroups(problem.magnitude_groups)
     points = []
     t = t0
     res = None
@@ -209,7 +205,7 @@ def _backward_euler(problem, t0, y, diff, h, rtol, atol, stats):
                 res = residual(problem, t, y_new, yp_new, stats)
                 # the terms dF/dy'·(y_new − y_prev)/h cancel to rounding of |y|/h
                 if it and np.all(np.abs(res) <= _rounding_level(
-                        size, np.abs(y_new) + np.abs(y_prev) + atol)):
+                        size, groups.largest(np.abs(y_new) + np.abs(y_prev)) + atol)):
                     break
                 J = jacobian(problem, t, y_new, yp_new, 1.0 / h, stats)
                 size = abs(J)
@@ -229,7 +225,9 @@ def _backward_euler(problem, t0, y, diff, h, rtol, atol, stats):
         raise _NoSolution(exc.what, _with_bad_rows(res, exc.rows, len(y))) from None
     y1, y2, y3 = points
     yp = np.where(diff, (-5.0 * y1 + 8.0 * y2 - 3.0 * y3) / (2.0 * h), 0.0)
-    return 3.0 * y1 - 3.0 * y2 + y3, yp
+    # an algebraic unknown of step 1 carries the jump onto the constraints (a current
+    # C·Δv/h): the line through steps 2 and 3 instead
+    return np.where(diff, 3.0 * y1 - 3.0 * y2 + y3, 3.0 * y2 - 2.0 * y3), yp
 
 
 def _moved(problem, y_from, y_to, keep, rtol, atol) -> list:

@@ -125,3 +125,14 @@ def test_cli_linearize_unknown_input_is_an_input_error(capsys):
     assert cli.main(["linearize", str(netlist_path("dcmotor")), "--inputs", "Vsupp"]) == 2
     err = capsys.readouterr().err
     assert "did you mean 'Vsup'" in err and "Traceback" not in err
+
+
+def test_a_mechanism_without_freedom_is_refused_in_one_line(tmp_path, capsys):
+    """A body welded to the ground has no state to linearise: one message, no
+    traceback (was a LAPACK error from a least-squares solve with no columns)."""
+    netlist = tmp_path / "welded.cir"
+    netlist.write_text("body B m=1 J=(1, 1, 1)\nfixed F 0 B\n.tran 1\n")
+    assert cli.main(["linearize", str(netlist)]) == 2
+    err = capsys.readouterr().err
+    assert "nothing to linearise: the system has no free state here" in err
+    assert "Traceback" not in err
