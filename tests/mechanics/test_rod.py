@@ -1,0 +1,115 @@
+"""The rod (massless rigid S-S link of fixed or prescribed length) against closed forms
+and an independent ODE integration written here from the equations of motion."""
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+import circuitsim
+
+G = 9.81
+TIGHT = {"rtol": 1e-9, "atol": 1e-12}
+DEFAULT = {}
+
+# --- spherical pendulum: a body hung from the ground by a rod at its centre of mass -----
+M, L, THETA0, VY0 = 2.0, 1.0, np.pi / 6, 1.2
+
+
+def spherical_pendulum(model="position", **run):
+    """The body's rotation is free (the rod has no moment), so its centre of mass is a
+    point mass on a sphere: released at θ0 from the downward vertical in the x-z plane
+    with a speed VY0 along y."""
+    x0, z0 = L * np.sin(THETA0), -L * np.cos(THETA0)
+    net = circuitsim.parse(f"""
+.gravity 0 0 -9.81
+body B m={M} J=(1e-3, 2e-3, 3e-3) pos=({float(x0)!r}, 0, {float(z0)!r}) v=(0, {VY0}, 0)
+rod R 0 B at1=(0, 0, 0) model={model}
+.tran 2 0.01
+""")
+    return net.simulate(**run)
+
+
+def pendulum_reference(t):
+    """θ'' = sinθ cosθ φ'² − (g/L) sinθ, φ'' = −2 θ'φ' cosθ/sinθ (θ from the downward
+    vertical, φ about z from x); the tension m(g cosθ + L(θ'² + sin²θ φ'²))."""
+    def rhs(_, y):
+        th, ph, thd, phd = y
+        return [thd, phd, np.sin(th) * np.cos(th) * phd ** 2 - G / L * np.sin(th),
+                -2.0 * thd * phd * np.cos(th) / np.sin(th)]
+    sol = solve_ivp(rhs, (0.0, t[-1]), [THETA0, 0.0, 0.0, VY0 / (L * np.sin(THETA0))],
+                    t_eval=t, rtol=1e-12, atol=1e-13, method="DOP853")
+    th, ph, thd, phd = sol.y
+    pos = L * np.array([np.sin(th) * np.cos(ph), np.sin(th) * np.sin(ph), -np.cos(th)])
+    tension = M * (G * np.cos(th) + L * (thd ** 2 + np.sin(th) ** 2 * phd ** 2))
+    return pos, tension
+
+
+@pytest.mark.parametrize("run,pos_tol,f_tol", [(TIGHT, 5e-8, 5e-6), (DEFAULT, 2e-5, 5e-3)])
+def test_spherical_pendulum_matches_the_ode_and_the_tension_its_closed_form(run, pos_tol,
+                                                                           f_tol):
+    res = spherical_pendulum(**run)
+    pos, tension = pendulum_reference(res.t)
+    for i, axis in enumerate("xyz"):
+        np.testing.assert_allclose(res[f"B.{axis}"], pos[i], rtol=0, atol=pos_tol)
+    np.testing.assert_allclose(res["R.f"], tension, rtol=0, atol=f_tol)
+    # at release (θ' = 0): f = m(g cosθ0 + VY0²/L)
+    assert res["R.f"][0] == pytest.approx(M * (G * np.cos(THETA0) + VY0 ** 2 / L), rel=1e-9)
+    np.testing.assert_allclose(res["R.L"], L, rtol=0, atol=1e-9 if run else 1e-6)
+
+
+@pytest.mark.parametrize("model,tol,f_tol", [("velocity", 5e-8, 1e-5), ("elastic", 2e-6, 5e-5)])
+def test_other_models_agree_with_the_position_model(model, tol, f_tol):
+    """The velocity model (drifts slowly) and the elastic one (k = 1e8 N/m: stretch
+    f/k ~ 2e-7 m) follow the same pendulum."""
+    exact, other = spherical_pendulum(**TIGHT), spherical_pendulum(model, **TIGHT)
+    for axis in "xyz":
+        np.testing.assert_allclose(other[f"B.{axis}"], exact[f"B.{axis}"], rtol=0, atol=tol)
+    # the elastic rod starts unstretched (f = 0) and takes the load within a few
+    # sqrt(m/k) ~ 0.1 ms (critical damping): compared from t = 0.01 s
+    late = exact.t >= 0.01
+    np.testing.assert_allclose(other["R.f"][late], exact["R.f"][late], rtol=0, atol=f_tol)
+
+
+# --- prescribed length: a body hanging on a rod of length L(t) ---------------------------
+L0, A, OMEGA, MB = 0.8, 0.05, 2 * np.pi * 1.5, 3.0
+
+
+def hanging(model="position", **run):
+    net = circuitsim.parse(f"""
+.gravity 0 0 -9.81
+.param L0={L0} a={A} w={float(OMEGA)!r}
+body B m={MB} J=(0.01, 0.02, 0.03) pos=(0, 0, {-L0})
+rod R 0 B at1=(0, 0, 0) L={{L0 + a*sin(w*time)}} model={model}
+.tran 2 0.005
+""")
+    return net.simulate(**run)
+
+
+@pytest.mark.parametrize("run,z_tol,f_tol", [(TIGHT, 5e-11, 1e-6), (DEFAULT, 3e-7, 1e-3)])
+def test_prescribed_length_moves_the_body_and_the_tension_is_m_g_minus_L_ddot(run, z_tol,
+                                                                               f_tol):
+    """z = −L(t) exactly (the start-up gives the body vz = −L'(0)); Newton along z:
+    m z'' = f − m g with z'' = −L'', so the tension is f = m(g − L''(t)) =
+    m(g + a ω² sin ωt): largest where the rod is longest and decelerating."""
+    res = hanging(**run)
+    t = res.t
+    Lt = L0 + A * np.sin(OMEGA * t)
+    np.testing.assert_allclose(res["B.z"], -Lt, rtol=0, atol=z_tol)
+    np.testing.assert_allclose(res["B.vz"], -A * OMEGA * np.cos(OMEGA * t), rtol=0,
+                               atol=10 * z_tol)
+    np.testing.assert_allclose(res["B.x"], 0.0, atol=1e-12)
+    np.testing.assert_allclose(res["R.f"], MB * (G + A * OMEGA ** 2 * np.sin(OMEGA * t)),
+                               rtol=0, atol=f_tol)
+    np.testing.assert_allclose(res["R.L"], Lt, rtol=0, atol=z_tol)
+    assert res["R.gap"].max() <= z_tol
+
+
+@pytest.mark.parametrize("model,z_tol,f_tol", [("velocity", 1e-8, 2e-6), ("elastic", 2e-6, 2e-4)])
+def test_prescribed_length_in_the_other_models(model, z_tol, f_tol):
+    """Velocity model: L'(t) is held, L(t) by integration (drift ≤ 1e-8 m over 2 s at
+    tight tolerances); elastic: k = 1e8 N/m stretches by f/k ~ 3e-7 m."""
+    res = hanging(model, **TIGHT)
+    t = res.t
+    np.testing.assert_allclose(res["B.z"], -(L0 + A * np.sin(OMEGA * t)), rtol=0, atol=z_tol)
+    late = t >= 0.01             # the elastic rod takes the load within ~0.1 ms
+    np.testing.assert_allclose(res["R.f"][late], MB * (G + A * OMEGA ** 2 * np.sin(
+        OMEGA * t[late])), rtol=0, atol=f_tol)
