@@ -127,8 +127,10 @@ class Rod(JointProtocol, ElementType):
             prm[f"x{i}"] = local_offset(f, ends[-1])
         distance = float(np.linalg.norm(ends[1] - ends[0]))
         if not distance > 0.0:
-            raise ModelError(f"rod {inst.name}: its ends coincide at t = 0 (at1 = at2 = "
-                             f"{tuple(float(v) for v in ends[0])}): a rod needs a direction",
+            point = ", ".join(f"{v:g}" for v in ends[0])
+            raise ModelError(f"rod {inst.name}: its two ends coincide at t = 0, at ({point}) "
+                             "(at1 and at2; each defaults to its frame's centre of mass): "
+                             "a rod needs a length and a direction",
                              inst.param_locs.get("at2", inst.param_locs.get("at1", inst.loc)))
         if prm.get("L") is None:
             prm["L"] = distance
@@ -392,7 +394,9 @@ class Rod(JointProtocol, ElementType):
     # --- contract tests --------------------------------------------------------------------
     @classmethod
     def sample_variants(cls):
-        return [{"model": m} for m in MODELS] + [{"model": "position", "inactive": [0]}]
+        # L(t) of the sample, and constant lengths (rows that are invariants of the motion)
+        return ([{"model": m} for m in MODELS] + [{"model": "position", "inactive": [0]}]
+                + [{"model": m, "L": 1.3} for m in RIGID])
 
     @classmethod
     def sample_params(cls, rng):
