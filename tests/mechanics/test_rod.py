@@ -113,3 +113,27 @@ def test_prescribed_length_in_the_other_models(model, z_tol, f_tol):
     late = t >= 0.01             # the elastic rod takes the load within ~0.1 ms
     np.testing.assert_allclose(res["R.f"][late], MB * (G + A * OMEGA ** 2 * np.sin(
         OMEGA * t[late])), rtol=0, atol=f_tol)
+
+
+# --- the Stewart platform example: six rods of prescribed length ------------------------
+@pytest.mark.parametrize("run,z_tol,f_tol", [(TIGHT, 5e-10, 2e-6), (DEFAULT, 1e-7, 2e-4)])
+def test_stewart_platform_heaves_as_prescribed_and_its_legs_carry_the_closed_form_force(
+        run, z_tol, f_tol):
+    """netlists/stewart.cir: leg lengths L(t) = sqrt(h² + z(t)²) of the heave
+    z = z0 + a sin(2π f t); the platform's pose follows (no sideways motion, no tilt) and
+    each leg's tension is f = −m(g + z'')·L/(6 z) (by symmetry, Newton along z)."""
+    from helpers import load_netlist
+    res = load_netlist("stewart.cir").simulate(**run)
+    m, z0, a, w = 10.0, 0.6, 0.02, 2 * np.pi
+    t = res.t
+    z, zdd = z0 + a * np.sin(w * t), -a * w * w * np.sin(w * t)
+    Lt = np.sqrt(0.5 ** 2 + 0.3 ** 2 - 2 * 0.5 * 0.3 * np.cos(np.pi / 6) + z * z)
+    np.testing.assert_allclose(res["PLAT.z"], z, rtol=0, atol=z_tol)
+    for name in ("PLAT.x", "PLAT.y", "PLAT.q1", "PLAT.q2", "PLAT.q3"):
+        np.testing.assert_allclose(res[name], 0.0, rtol=0, atol=1e-12)
+    tension = -m * (G + zdd) * Lt / (6 * z)
+    for leg in range(1, 7):
+        np.testing.assert_allclose(res[f"LEG{leg}.f"], tension, rtol=0, atol=f_tol)
+    np.testing.assert_allclose(res["LEG1.L"], Lt, rtol=0, atol=z_tol)
+    # at t = 0 (z'' = 0) the static share of the weight, exactly
+    assert res["LEG3.f"][0] == pytest.approx(-m * G * Lt[0] / (6 * z0), rel=1e-10)
