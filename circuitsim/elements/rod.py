@@ -37,7 +37,7 @@ Outputs
     ROD.f (the state): tension (N); ROD.L (m): the current length |d|;
     ROD.gap (m): | |d| − L(t) |.
 Example
-    ``rod LEG1 0 PLAT at1=(0.5, 0, 0) at2=(0.3, 0, 0.6) L={0.64 + 0.01*sin(2*pi*time)}``
+    ``rod LEG1 0 PLAT at1=(0.5, 0, 0) at2=(0.2, 0, 0.4) L={0.5 + 0.01*sin(2*pi*time)}``
 """
 from types import SimpleNamespace
 
