@@ -115,6 +115,77 @@ def test_prescribed_length_in_the_other_models(model, z_tol, f_tol):
         OMEGA * t[late])), rtol=0, atol=f_tol)
 
 
+# --- a pendulum whose length is prescribed: the swing pumped by L(t) --------------------
+TH0 = np.radians(20.0)
+
+
+def pumped_pendulum(**run):
+    x0, z0 = L0 * np.sin(TH0), -L0 * np.cos(TH0)
+    net = circuitsim.parse(f"""
+.gravity 0 0 -9.81
+.param L0={L0} a={A} w={float(OMEGA)!r}
+body B m={MB} J=(0.01, 0.02, 0.03) pos=({float(x0)!r}, 0, {float(z0)!r})
+rod R 0 B at1=(0, 0, 0) L={{L0 + a*sin(w*time)}}
+.tran 2 0.005
+""")
+    return net.simulate(**run)
+
+
+def pumped_reference(t):
+    """Polar coordinates (r = L(t), θ from the downward vertical): tangentially
+    L θ'' + 2 L' θ' = −g sinθ, radially m(L'' − L θ'²) = m g cosθ − f, so the tension is
+    f = m(g cosθ + L θ'² − L''). Starts at rest but for the radial rate L'(0)."""
+    def length(t):
+        return (L0 + A * np.sin(OMEGA * t), A * OMEGA * np.cos(OMEGA * t),
+                -A * OMEGA ** 2 * np.sin(OMEGA * t))
+
+    def rhs(t, y):
+        Lt, Ld, _ = length(t)
+        return [y[1], -(G * np.sin(y[0]) + 2.0 * Ld * y[1]) / Lt]
+    sol = solve_ivp(rhs, (0.0, t[-1]), [TH0, 0.0], t_eval=t, rtol=1e-12, atol=1e-13,
+                    method="DOP853")
+    th, thd = sol.y
+    Lt, _, Ldd = length(t)
+    return Lt * np.sin(th), -Lt * np.cos(th), MB * (G * np.cos(th) + Lt * thd ** 2 - Ldd)
+
+
+@pytest.mark.parametrize("run,pos_tol,f_tol", [(TIGHT, 2e-8, 2e-5), (DEFAULT, 5e-6, 5e-3)])
+def test_pendulum_of_prescribed_length_matches_the_ode(run, pos_tol, f_tol):
+    res = pumped_pendulum(**run)
+    x, z, tension = pumped_reference(res.t)
+    np.testing.assert_allclose(res["B.x"], x, rtol=0, atol=pos_tol)
+    np.testing.assert_allclose(res["B.z"], z, rtol=0, atol=pos_tol)
+    np.testing.assert_allclose(res["B.y"], 0.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res["R.f"], tension, rtol=0, atol=f_tol)
+
+
+def test_pendulum_of_prescribed_length_agrees_with_a_chain_of_tiny_bodies_driven_by_rate():
+    """What one writes without the rod: ground –spherical– a 1e-6 kg body –prismatic along
+    the leg– a 1e-6 kg body –spherical– the pendulum, the prismatic's axis node driven by
+    a velocity source of L'(t). The same motion (to 5e-8 m) and the same force (the
+    prismatic's drive force is the rod's tension negated; 1e-6 kg bodies accelerated at
+    ~10 m/s² account for 1e-5 N)."""
+    x0, z0 = float(L0 * np.sin(TH0)), float(-L0 * np.cos(TH0))
+    ux, uz = float(np.sin(TH0)), float(-np.cos(TH0))
+    chain = circuitsim.parse(f"""
+.gravity 0 0 -9.81
+.param a={A} w={float(OMEGA)!r}
+body B m={MB} J=(0.01, 0.02, 0.03) pos=({x0!r}, 0, {z0!r})
+body T1 m=1e-6 J=(1e-8, 1e-8, 1e-8) pos=(0, 0, 0)
+body T2 m=1e-6 J=(1e-8, 1e-8, 1e-8) pos=({x0!r}, 0, {z0!r})
+spherical S1 0 T1 at=(0, 0, 0)
+prismatic P T1 T2 at=({x0!r}, 0, {z0!r}) axis=({ux!r}, 0, {uz!r}) flange=leg
+spherical S2 T2 B at=({x0!r}, 0, {z0!r})
+V VL leg 0 V={{a*w*cos(w*time)}} domain=translational
+.tran 2 0.005
+""").simulate(**TIGHT)
+    rod = pumped_pendulum(**TIGHT)
+    for axis in "xyz":
+        np.testing.assert_allclose(chain[f"B.{axis}"], rod[f"B.{axis}"], rtol=0, atol=5e-8)
+    np.testing.assert_allclose(chain["P.s"], A * np.sin(OMEGA * chain.t), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(-chain["P.f"], rod["R.f"], rtol=0, atol=5e-5)
+
+
 # --- the Stewart platform example: six rods of prescribed length ------------------------
 @pytest.mark.parametrize("run,z_tol,f_tol", [(TIGHT, 5e-10, 2e-6), (DEFAULT, 1e-7, 2e-4)])
 def test_stewart_platform_heaves_as_prescribed_and_its_legs_carry_the_closed_form_force(
