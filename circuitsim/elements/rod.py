@@ -141,6 +141,12 @@ class Rod(JointProtocol, ElementType):
                                                          if f.get("m")]))
 
     @classmethod
+    def supplies_power(cls, p) -> bool:
+        # a prescribed length drives the mechanism: the rod absorbs f·L'(t) (its frame
+        # rows times the velocities, f·W·u), work put in from outside
+        return p.varies
+
+    @classmethod
     def group_key(cls, inst):
         return inst.params["model"], _varies(inst.params.get("L"))
 
