@@ -106,8 +106,7 @@ class Rod(JointProtocol, ElementType):
             raise ModelError(f"rod {inst.name}: L must be a constant or a brace expression "
                              "of time (e.g. L={0.5 + 0.01*sin(2*pi*time)}): its derivatives "
                              "are taken symbolically", where)
-        derivatives = _derivatives(L)
-        if derivatives is None:
+        if _derivatives(L) is None:
             raise ModelError(f"rod {inst.name}: L = {L!r} cannot be differentiated with "
                              "respect to time twice", where)
         L0 = float(L(0.0)) if callable(L) else float(L)
