@@ -58,6 +58,7 @@ CONTEXT = {
     "revolute": "body crank m=1 J=(0.01, 0.01, 0.01) pos=(0.1, 0, 0)",
     "spherical": _bodies("B1"),
     "spring3d": _bodies("B1"),
+    "rod": "body PLAT m=10 J=(0.2, 0.2, 0.3) pos=(0, 0, 0.4)",
     "torque": _bodies("B1"),
     "transformer": "V V1 in 0 V=12\nR Ra in arm R=1\ninertia J1 shaft J=1e-4",
     # hydraulic stores: an orifice (an R here) to the tank on their port

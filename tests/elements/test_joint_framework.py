@@ -21,7 +21,9 @@ JOINTS = sorted(k for k, t in element_types().items() if t.is_joint)
 MODELS = ("position", "velocity", "elastic")
 # geometry of the joint at B of the planar four-bar where the defaults do not fit
 GEOMETRY = {"universal": "axis1=(0, 0, 1) axis2=(1, 0, 0)", "pointplane": "normal=(0, 0, 1)",
-            "prismatic": "axis=({cx}, {cy - 0.1}, 0)", "fixed": ""}
+            "prismatic": "axis=({cx}, {cy - 0.1}, 0)", "fixed": "",
+            # a rod from B on the crank to the coupler's centre of mass (its default at2)
+            "rod": "at1=(0, 0.1, 0)"}
 ANGLE = ".ic JA.angle=60deg\n"
 # a prismatic joint along the coupler keeps the coupler parallel to the crank, whose
 # loop then cannot reach 60°; a fixed joint leaves the loop no degree of freedom: these
@@ -56,7 +58,7 @@ def test_every_joint_assembles_in_a_loop_from_an_ic_coordinate(keyword, model):
     """The joint at B of the four-bar replaced by each joint type: `.ic JA.angle=60deg`
     moves every body off its drawn pose (for OPEN types, on the open chain); after the start-up every joint holds at
     position level (gap, twist below 1e-9) and the crank is at 60°."""
-    point = "" if keyword == "norotation" else "at=(0, 0.1, 0)"
+    point = "" if keyword in ("norotation", "rod") else "at=(0, 0.1, 0)"
     line = f"{keyword} JB crank coupler {point} {GEOMETRY.get(keyword, 'axis=(0, 0, 1)')}"
     text = fourbar(line)
     if keyword in OPEN:
