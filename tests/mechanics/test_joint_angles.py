@@ -1,0 +1,276 @@
+"""Joint angles of the universal (Cardan) and spherical (ball) joints: `.ic` targets of
+the start-up's assembly and recorded outputs, against closed forms and independent
+computations (rotation matrices composed here, a Lagrangian ODE, a torque-free body
+integrated with scipy)."""
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.integrate import solve_ivp
+
+import circuitsim
+from circuitsim.errors import NetlistError
+
+TIGHT = "rtol=1e-9 atol=1e-12"
+
+
+def rot(axis, angle):
+    """Rodrigues: the rotation by ``angle`` about ``axis``."""
+    n = np.asarray(axis, float) / np.linalg.norm(axis)
+    K = np.array([[0, -n[2], n[1]], [n[2], 0, -n[0]], [-n[1], n[0], 0]])
+    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+
+
+def dcm(q):
+    """Local → global rotation of the unit quaternion (q0 scalar)."""
+    q0, q1, q2, q3 = np.asarray(q) / np.linalg.norm(q)
+    return np.array([
+        [q0 * q0 + q1 * q1 - q2 * q2 - q3 * q3, 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2)],
+        [2 * (q1 * q2 + q0 * q3), q0 * q0 - q1 * q1 + q2 * q2 - q3 * q3, 2 * (q2 * q3 - q0 * q1)],
+        [2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), q0 * q0 - q1 * q1 - q2 * q2 + q3 * q3]])
+
+
+def pose(res, body, k=0):
+    """(rotation matrix, centre of mass) of ``body`` at output sample k."""
+    A = dcm([res[f"{body}.q{i}"][k] for i in range(4)])
+    return A, np.array([res[f"{body}.{c}"][k] for c in "xyz"])
+
+
+def wrapped(a):
+    return np.angle(np.exp(1j * np.asarray(a)))
+
+
+# --- universal joint: a Cardan shaft ------------------------------------------------------
+
+BETA, W_IN = np.radians(30), 3.0
+CB, SB = np.cos(BETA), np.sin(BETA)
+SHAFT = f"""* Cardan shaft: input along x driven at {W_IN} rad/s, output at 30 deg in the xy plane;
+* the cross: axis1 = y (in the shafts' plane as drawn) on the input, axis2 = z on the output
+body S1 m=1 J=(1e-3, 1e-3, 1e-3) pos=(-0.2, 0, 0)
+body S2 m=1 J=(1e-3, 1e-3, 1e-3) pos=({0.2 * CB}, {0.2 * SB}, 0)
+revolute R1 0 S1 at=(-0.2, 0, 0) axis=(1, 0, 0) flange=input
+revolute R2 0 S2 at=({0.2 * CB}, {0.2 * SB}, 0) axis=({CB}, {SB}, 0) flange=output
+universal U S1 S2 at=(0, 0, 0) axis1=(0, 1, 0) axis2=(0, 0, 1)
+V Win input 0 V={W_IN}
+"""
+
+
+@pytest.mark.parametrize("tol,opts", [(1e-5, ""), (3e-8, TIGHT)])
+def test_cardan_shaft_speed_ratio_and_cross_angles(tol, opts):
+    """θ the input angle (yoke in the shafts' plane at θ = 0), β = 30°:
+    ω2/ω1 = cos β / (1 − sin²β cos²θ) (tan φ = tan θ / cos β); the cross turns relative
+    to the input shaft by angle1 = atan(tan β sin θ) about axis1 and relative to it the
+    output by angle2 = asin(sin β cos θ) − β about axis2 (the output axis, expressed in
+    the input shaft's axes, is (cos β, sin β cos θ, −sin β sin θ) = Ry(angle1)·Rz(angle2)
+    applied to its drawn direction); U.w1, U.w2 their time derivatives. Observed errors:
+    3.2e-7 / 4.3e-10 (default / tight) relative on the ratio, 2.5e-6 / 7.4e-9 rad on
+    the angles, 1.8e-6 / 2.5e-9 rad/s on the rates."""
+    res = circuitsim.parse(SHAFT + f".tran 2 5m {opts}\n", "shaft.cir").simulate()
+    th = res["R1.angle"]
+    np.testing.assert_allclose(th, W_IN * res.t, atol=1e-12)
+    ratio = CB / (1 - SB ** 2 * np.cos(th) ** 2)
+    np.testing.assert_allclose(res["output"], W_IN * ratio, rtol=tol)
+    np.testing.assert_allclose(res["R2.angle"], np.unwrap(np.arctan2(np.sin(th), CB * np.cos(th))),
+                               atol=tol)
+    np.testing.assert_allclose(res["U.angle1"], np.arctan(np.tan(BETA) * np.sin(th)), atol=tol)
+    np.testing.assert_allclose(res["U.angle2"], np.arcsin(SB * np.cos(th)) - BETA, atol=tol)
+    w1 = W_IN * np.tan(BETA) * np.cos(th) / (1 + np.tan(BETA) ** 2 * np.sin(th) ** 2)
+    w2 = -W_IN * SB * np.sin(th) / np.sqrt(1 - SB ** 2 * np.cos(th) ** 2)
+    np.testing.assert_allclose(res["U.w1"], w1, atol=tol)
+    np.testing.assert_allclose(res["U.w2"], w2, atol=tol)
+
+
+def test_cardan_cross_flange_drives_the_output():
+    """The axis nodes carry torque: a torque source on U.w2 of a universal joint whose
+    frame 1 is the ground (the cross's axis1 fixed in space, axis2 in the body) spins the
+    body about axis2 alone at a rate M·t/J (the body's moment about axis2 through its
+    centre, the joint at the centre)."""
+    text = """
+body B m=2 J=(0.1, 0.2, 0.3) pos=(0, 0, 0)
+universal U 0 B at=(0, 0, 0) axis1=(1, 0, 0) axis2=(0, 1, 0) flange2=drive
+I M 0 drive I=0.5
+.tran 1 10m rtol=1e-9 atol=1e-12
+"""
+    res = circuitsim.parse(text, "drive.cir").simulate()
+    np.testing.assert_allclose(res["drive"], 0.5 * res.t / 0.2, atol=1e-9)
+    np.testing.assert_allclose(res["U.angle2"], 0.5 * res.t ** 2 / 0.4, atol=1e-9)
+    assert np.abs(res["U.angle1"]).max() < 1e-12
+
+
+# --- universal joint: tilted Cardan pendulums posed by their joint angles -------------------
+
+A1, A2 = np.array([1.0, 1.0, 0.0]) / np.sqrt(2), np.array([-1.0, 1.0, 0.0]) / np.sqrt(2)
+DOUBLE = f"""
+.gravity 0 0 -9.81
+body B1 m=1.5 J=(0.02, 0.03, 0.01) pos=(0, 0, -0.5)
+body B2 m=0.8 J=(0.01, 0.02, 0.015) pos=(0, 0, -1.5) rot=(0, 0, 1, 30deg)
+universal U1 0 B1 at=(0, 0, 0) axis1=({A1[0]}, {A1[1]}, 0) axis2=({A2[0]}, {A2[1]}, 0)
+universal U2 B1 B2 at=(0, 0, -1) axis1=(1, 0, 0) axis2=(0, 1, 0)
+.ic U1.angle1=0.4 U1.angle2=-0.3 U2.angle1=0.7 U2.angle2=0.5
+.tran 0.5 10m
+"""
+
+
+def test_cardan_double_pendulum_posed_by_its_joint_angles():
+    """R_rel = Rot(axis1, angle1)·Rot(axis2, angle2) relative to the drawn pose: B1 turns
+    by R1 = Rot(a1, 0.4)·Rot(a2, −0.3); B2 (drawn turned 30° about z) by
+    A2 = R1·Rot(x, 0.7)·Rot(y, 0.5)·A2(0); the centres follow the arms drawn from the
+    joint points. Equal to 1e-12; the recorded angles start at the set values."""
+    res = circuitsim.parse(DOUBLE, "double.cir").simulate()
+    R1 = rot(A1, 0.4) @ rot(A2, -0.3)
+    R2 = R1 @ rot([1, 0, 0], 0.7) @ rot([0, 1, 0], 0.5)
+    A, c = pose(res, "B1")
+    np.testing.assert_allclose(A, R1, atol=1e-12)
+    np.testing.assert_allclose(c, R1 @ [0, 0, -0.5], atol=1e-12)
+    A, c = pose(res, "B2")
+    np.testing.assert_allclose(A, R2 @ rot([0, 0, 1], np.radians(30)), atol=1e-12)
+    np.testing.assert_allclose(c, R1 @ [0, 0, -1] + R2 @ [0, 0, -0.5], atol=1e-12)
+    for name, value in (("U1.angle1", 0.4), ("U1.angle2", -0.3), ("U2.angle1", 0.7),
+                        ("U2.angle2", 0.5)):
+        assert res[name][0] == pytest.approx(value, abs=1e-12), name
+    assert res["U1.gap"][0] < 1e-12 and res["U2.twist"][0] < 1e-12
+
+
+def _cardan_pendulum_rhs(m, J, L, g):
+    """The Lagrangian ODE of a body on a Cardan joint to ground: orientation
+    Rx(θ1)·Ry(θ2), centre of mass at A·(0, 0, −L), body-axes rate
+    ω_b = (θ1' cos θ2, θ2', θ1' sin θ2), V = m·g·z."""
+    t1, t2, d1, d2 = sp.symbols("t1 t2 d1 d2")
+    c1, s1, c2, s2 = sp.cos(t1), sp.sin(t1), sp.cos(t2), sp.sin(t2)
+    r = sp.Matrix([-L * s2, L * c2 * s1, -L * c2 * c1])
+    rdot = r.jacobian([t1, t2]) * sp.Matrix([d1, d2])
+    wb = [d1 * c2, d2, d1 * s2]
+    T = m * (rdot.T * rdot)[0] / 2 + sum(Ji * w ** 2 for Ji, w in zip(J, wb)) / 2
+    Lag = T - m * g * r[2]
+    q, qd = [t1, t2], [d1, d2]
+    M = sp.Matrix(2, 2, lambda i, j: sp.diff(Lag, qd[i], qd[j]))
+    f = sp.Matrix([sp.diff(Lag, q[i]) - sum(sp.diff(Lag, qd[i], q[j]) * qd[j]
+                                             for j in range(2)) for i in range(2)])
+    Mf, ff = sp.lambdify((t1, t2, d1, d2), M), sp.lambdify((t1, t2, d1, d2), f)
+
+    def rhs(t, y):
+        acc = np.linalg.solve(np.array(Mf(*y), float), np.array(ff(*y), float).ravel())
+        return [y[2], y[3], acc[0], acc[1]]
+    return rhs
+
+
+@pytest.mark.parametrize("tol,opts", [(3e-6, ""), (1e-8, TIGHT)])
+def test_tilted_cardan_pendulum_against_its_lagrangian(tol, opts):
+    """A body on a universal joint to ground (axis1 = x fixed in the ground, axis2 = y in
+    the body), posed by `.ic U.angle1=0.5 U.angle2=0.3` and started with `.ic U.w1=0.2
+    U.w2=-0.4` (its axis nodes): U.angle1, U.angle2, U.w1, U.w2 over 2 s against the
+    2-DOF Lagrangian ODE (solve_ivp, rtol 1e-12; the angles swing over 1.06 and 0.59
+    rad). Observed (default / tight): 5.1e-7 / 1.1e-9 rad on the angles, 6.5e-6 /
+    1.1e-8 rad/s on the rates (asserted to 10·tol)."""
+    m, J, L, g = 1.5, (0.02, 0.03, 0.01), 0.4, 9.81
+    text = f"""
+.gravity 0 0 -{g}
+body B m={m} J=({J[0]}, {J[1]}, {J[2]}) pos=(0, 0, -{L})
+universal U 0 B at=(0, 0, 0) axis1=(1, 0, 0) axis2=(0, 1, 0)
+.ic U.angle1=0.5 U.angle2=0.3 U.w1=0.2 U.w2=-0.4
+.tran 2 10m {opts}
+"""
+    res = circuitsim.parse(text, "pendulum.cir").simulate()
+    ref = solve_ivp(_cardan_pendulum_rhs(m, J, L, g), (0, 2), [0.5, 0.3, 0.2, -0.4],
+                    t_eval=res.t, rtol=1e-12, atol=1e-13, method="DOP853")
+    for k, name in enumerate(("U.angle1", "U.angle2", "U.w1", "U.w2")):
+        np.testing.assert_allclose(res[name], ref.y[k], atol=tol * (10 if k > 1 else 1),
+                                   err_msg=name)
+    A, c = pose(res, "B")
+    np.testing.assert_allclose(A, rot([1, 0, 0], 0.5) @ rot([0, 1, 0], 0.3), atol=1e-12)
+
+
+# --- spherical joint ---------------------------------------------------------------------
+
+def xyz(angles):
+    return rot([1, 0, 0], angles[0]) @ rot([0, 1, 0], angles[1]) @ rot([0, 0, 1], angles[2])
+
+
+def xyz_of(R):
+    """x-y-z Cardan angles of R (away from the singular set)."""
+    return np.array([np.arctan2(-R[1, 2], R[2, 2]), np.arcsin(R[0, 2]),
+                     np.arctan2(-R[0, 1], R[0, 0])])
+
+
+BALL = """
+body B m=2 J=(0.1, 0.2, 0.3) pos=(0.1, 0.2, -0.5) rot=(1, 2, 3, 40deg)
+spherical S 0 B at=(0, 0, 0)
+.ic {ics}
+.tran 0.01 1m
+"""
+
+
+@pytest.mark.parametrize("angles,recorded", [
+    ((0.4, -0.7, 2.5), (0.4, -0.7, 2.5)),
+    ((-3.0, 1.2, 3.1), (-3.0, 1.2, 3.1)),
+    # on the singular set angle2 = 90°: only angle1 + angle3 is defined, recorded as
+    # angle1 with angle3 = 0
+    ((0.3, np.pi / 2, 0.2), (0.5, np.pi / 2, 0.0)),
+    ((0.3, -np.pi / 2, 0.2), (0.1, -np.pi / 2, 0.0)),
+])
+def test_ball_joint_posed_by_its_three_angles(angles, recorded):
+    """`.ic S.angle1..3`: the body's rotation is Rx·Ry·Rz of the angles applied to its
+    drawn orientation (40° about (1, 2, 3)), its centre turned about the joint point by
+    the same, to 1e-12; the recorded angles at t = 0 equal the set ones (on the singular
+    set: the documented pair)."""
+    ics = " ".join(f"S.angle{k + 1}={a!r}" for k, a in enumerate(angles))
+    res = circuitsim.parse(BALL.format(ics=ics), "ball.cir").simulate()
+    R = xyz(angles)
+    A, c = pose(res, "B")
+    np.testing.assert_allclose(A, R @ rot([1, 2, 3], np.radians(40)), atol=1e-12)
+    np.testing.assert_allclose(c, R @ [0.1, 0.2, -0.5], atol=1e-12)
+    got = np.array([res[f"S.angle{k}"][0] for k in (1, 2, 3)])
+    np.testing.assert_allclose(got, recorded, atol=1e-12)
+    assert not np.isnan(np.column_stack([res[f"S.angle{k}"] for k in (1, 2, 3)])).any()
+
+
+def test_ball_joint_one_angle_set_alone():
+    """`.ic S.angle1` alone is a target too (the other angles free): met to 1e-10."""
+    res = circuitsim.parse(BALL.format(ics="S.angle1=-1.1"), "ball.cir").simulate()
+    assert res["S.angle1"][0] == pytest.approx(-1.1, abs=1e-10)
+
+
+@pytest.mark.parametrize("tol,opts", [(1e-5, ""), (3e-8, TIGHT)])
+def test_spinning_body_on_a_ball_joint_records_its_angles(tol, opts):
+    """A body spinning about an axis near its z (ω(0) = (0.5, 0.3, 5) rad/s) on a ball
+    joint at its centre (no gravity: torque-free), 3 s: the recorded x-y-z angles against
+    the orientation integrated independently (Euler's equations and the quaternion
+    kinematics with solve_ivp, rtol 1e-12), compared modulo a turn (angle3 passes ±π
+    about once a turn: the outputs are wrapped into (−π, π]; angle2 stays below 0.11
+    rad). Observed (default / tight): 1.0e-6 / 4.1e-9 rad."""
+    J = np.array([0.1, 0.2, 0.3])
+    text = f"""
+body B m=1 J=({J[0]}, {J[1]}, {J[2]}) pos=(0, 0, 0) w=(0.5, 0.3, 5)
+spherical S 0 B at=(0, 0, 0)
+.tran 3 10m {opts}
+"""
+    res = circuitsim.parse(text, "spin.cir").simulate()
+
+    def rhs(t, y):
+        q, w = y[:4], y[4:]
+        wdot = -np.cross(w, J * w) / J
+        q0, q1, q2, q3 = q
+        qdot = 0.5 * np.array([-q1 * w[0] - q2 * w[1] - q3 * w[2],
+                               q0 * w[0] + q2 * w[2] - q3 * w[1],
+                               q0 * w[1] + q3 * w[0] - q1 * w[2],
+                               q0 * w[2] + q1 * w[1] - q2 * w[0]])
+        return np.concatenate([qdot, wdot])
+    ref = solve_ivp(rhs, (0, 3), [1, 0, 0, 0, 0.5, 0.3, 5], t_eval=res.t, rtol=1e-12,
+                    atol=1e-13, method="DOP853")
+    expected = np.array([xyz_of(dcm(q)) for q in ref.y[:4].T])
+    got = np.column_stack([res[f"S.angle{k}"] for k in (1, 2, 3)])
+    assert np.abs(wrapped(got - expected)).max() < tol
+    assert np.abs(np.diff(got[:, 2])).max() > 6.0          # angle3 wrapped past ±π
+    assert np.abs(got[:, 1]).max() < np.pi / 2 - 0.5        # far from the singular set
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,fragment", [
+    (BALL.format(ics="S.angel2=1"), "did you mean 'S.angle2'?"),
+    (SHAFT + ".ic U.angle=1\n.tran 1\n", "did you mean 'U.angle"),
+])
+def test_unknown_joint_coordinate_in_ic_is_located(text, fragment):
+    with pytest.raises(NetlistError) as info:
+        circuitsim.parse(text, "bad.cir").simulate()
+    message = str(info.value)
+    assert fragment in message and "bad.cir:" in message and "neither a node" in message
