@@ -201,8 +201,9 @@ class Joint(JointProtocol, ElementType):
         cls._T0 = cls._M0 + m                 # flange flows
         cls._C0 = cls._T0 + nf                # coordinates
         cls._m, cls._nf = m, nf
-        cls._kinds = np.array([0 if f.kind == "rot" else 1 for f in cls.flanges],
-                              dtype=np.int64)          # compiled.joint's ROT, TRANS
+        # compiled.joint's ROT (about an axis fixed in frame 1), TRANS, ROT2 (fixed in 2)
+        cls._kinds = np.array([1 if f.kind == "trans" else 2 if f.frame else 0
+                               for f in cls.flanges], dtype=np.int64)
 
     # --- the joint protocol (protocols.JointProtocol) -------------------------------------
     @classmethod
@@ -350,6 +351,7 @@ class Joint(JointProtocol, ElementType):
         p.axis_l, p.axis_l2 = stack("axis_l", (3,)), stack("axis_l2", (3,))
         p.ref1, p.ref2 = stack("ref1", (3,)), stack("ref2", (3,))
         p.basis1, p.basis2 = stack("basis1", (3, 3)), stack("basis2", (3, 3))
+        p.flange_axes = cls._flange_axes(p)
 
         def values(key):
             return np.array([i.params.get(key) or 0.0 for i in instances], dtype=float)
@@ -387,12 +389,18 @@ class Joint(JointProtocol, ElementType):
                           slice(0, npp)))
         if cls.n_rotations:
             parts.append((Rotation(fr, p.rot_a, p.rot_b), slice(npp, cls._m)))
-        axis = p.axis_l[:, None, :]
-        flanges = [PointOnPlane(fr, axis, p.x1, p.x2) if f.kind == "trans"
-                   else AxialRotation(fr, axis) if f.column is None
-                   else AxialRotation(fr, (p.basis1, p.basis2)[f.frame][:, None, :, f.column],
-                                      f.frame) for f in cls.flanges]
+        axes = p.flange_axes
+        flanges = [PointOnPlane(fr, axes[:, i:i + 1], p.x1, p.x2) if f.kind == "trans"
+                   else AxialRotation(fr, axes[:, i:i + 1], f.frame)
+                   for i, f in enumerate(cls.flanges)]
         return fr, parts, flanges
+
+    @classmethod
+    def _flange_axes(cls, p) -> np.ndarray:
+        """The flanges' axes (N, nf, 3), local vectors of the frame each is fixed in."""
+        return np.stack([p.axis_l if f.column is None else
+                         (p.basis1, p.basis2)[f.frame][:, :, f.column] for f in cls.flanges]
+                        or [np.zeros_like(p.axis_l)], axis=1)[:, :cls._nf]
 
     @staticmethod
     def _rows(prims, get):
@@ -436,7 +444,8 @@ class Joint(JointProtocol, ElementType):
     def _twin_args(cls, p) -> tuple:
         """The group's arrays and the type's constants, as the compiled kernels take them
         after x (and x')."""
-        return (p.pp_n, p.x1, p.x2, p.rot_a, p.rot_b, p.axis_l, p.kappa, p.damp, p.active,
+        return (p.pp_n, p.x1, p.x2, p.rot_a, p.rot_b, p.flange_axes, p.kappa, p.damp,
+                p.active,
                 cls._kinds, cls.n_points, cls.global_normals, MODELS.index(p.model))
 
     @classmethod

@@ -96,11 +96,6 @@ class Universal(Joint):
         return np.column_stack([a, b, np.cross(a, b)])
 
     @classmethod
-    def _framework_twin(cls, p):
-        # the compiled kernels couple an axis node about the axis fixed in frame 1 only
-        return None
-
-    @classmethod
     def coordinates(cls, x, p):
         fr = Frames(x[:, :NV2])                                               # (5)
         R, u, v = cardan.relative_rotation(fr, p.basis1, p.basis2)
