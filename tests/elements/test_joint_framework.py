@@ -80,7 +80,7 @@ def test_every_joint_coordinate_is_a_start_up_target(keyword, model):
     etype = element_types()[keyword]
     targets = {"angle": 0.7, "s": 0.05, "angle1": 0.7, "angle2": -0.4}
     ics = " ".join(f"J.{c}={targets[c]}" for c in etype.coordinate_names())
-    geometry = GEOMETRY.get(keyword, "axis=(0, 0, 1)")
+    geometry = GEOMETRY["universal"] if keyword == "universal" else "axis=(0, 0, 1)"
     net = circuitsim.parse(f"body B m=1 J=(0.1, 0.2, 0.3) pos=(0.2, 0.1, 0)\n"
                            f"{keyword} J 0 B at=(0, 0, 0) {geometry} model={model}\n"
                            f".ic {ics}\n.tran 1m\n", "one.cir")
