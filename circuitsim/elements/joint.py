@@ -17,7 +17,9 @@ W = ∂(dg/dt)/∂u their velocity rows (u = (V1, ω1, V2, ω2)):
     (5) initialisation  (rigid models, while consistent initial values are computed)
                         d²g/dt² = ∇(W·u)·x' = 0 (index 1: determines λ); μ = 0
     (6) flange          w − W_f·u = 0: the node's potential is the relative angular
-                        velocity about n (or velocity along n); while initialising and
+                        velocity about n (or velocity along n; n the joint axis, fixed
+                        in frame 1, or for a rotation an axis fixed in frame 2: the
+                        universal joint's axis2); while initialising and
                         the node is determined by other equations (an inertia on it, a
                         potential source), its time derivative instead
     (7) coordinate      d(coordinate)/dt − w = 0 (J.angle, J.s)

@@ -8,7 +8,7 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 
 import circuitsim
-from circuitsim.errors import NetlistError
+from circuitsim.errors import ModelError, NetlistError
 
 TIGHT = "rtol=1e-9 atol=1e-12"
 
@@ -281,6 +281,17 @@ def test_ball_joint_posed_by_its_three_angles(angles, recorded):
     assert not np.isnan(np.column_stack([res[f"S.angle{k}"] for k in (1, 2, 3)])).any()
 
 
+def test_ball_joint_triple_beyond_the_principal_range_is_recorded_as_its_equivalent():
+    """(0.1, 2.0, 0.2) composes the same rotation as (0.1 − π, π − 2.0, 0.2 − π), the
+    principal triple (angle2 in [−π/2, π/2]) recorded; the pose to 1e-12."""
+    res = circuitsim.parse(BALL.format(ics="S.angle1=0.1 S.angle2=2.0 S.angle3=0.2"),
+                           "ball.cir").simulate()
+    got = np.array([res[f"S.angle{k}"][0] for k in (1, 2, 3)])
+    np.testing.assert_allclose(got, [0.1 - np.pi, np.pi - 2.0, 0.2 - np.pi], atol=1e-12)
+    np.testing.assert_allclose(pose(res, "B")[0], xyz((0.1, 2.0, 0.2))
+                               @ rot([1, 2, 3], np.radians(40)), atol=1e-12)
+
+
 def test_ball_joint_one_angle_set_alone():
     """`.ic S.angle1` alone is a target too (the other angles free): met to 1e-10."""
     res = circuitsim.parse(BALL.format(ics="S.angle1=-1.1"), "ball.cir").simulate()
@@ -322,6 +333,15 @@ spherical S 0 B at=(0, 0, 0)
 
 
 # --- bad input ---------------------------------------------------------------------------
+
+def test_unreachable_lone_angle_target_is_a_located_error():
+    """angle2 alone beyond 90° cannot be met: the start-up's error names the joint."""
+    with pytest.raises(ModelError) as info:
+        circuitsim.parse(BALL.format(ics="S.angle2=2.0"), "bad.cir").simulate()
+    message = str(info.value)
+    assert "cannot be assembled" in message and "joints S (" in message
+    assert "bad.cir:3:" in message
+
 
 @pytest.mark.parametrize("text,fragment", [
     (BALL.format(ics="S.angel2=1"), "did you mean 'S.angle2'?"),
