@@ -400,9 +400,11 @@ class Joint(JointProtocol, ElementType):
     @classmethod
     def _flange_axes(cls, p) -> np.ndarray:
         """The flanges' axes (N, nf, 3), local vectors of the frame each is fixed in."""
+        if not cls.flanges:
+            return np.zeros((len(p.axis_l), 0, 3))
         return np.stack([p.axis_l if f.column is None else
-                         (p.basis1, p.basis2)[f.frame][:, :, f.column] for f in cls.flanges]
-                        or [np.zeros_like(p.axis_l)], axis=1)[:, :cls._nf]
+                         (p.basis1, p.basis2)[f.frame][:, :, f.column] for f in cls.flanges],
+                        axis=1)
 
     @staticmethod
     def _rows(prims, get):
@@ -447,8 +449,8 @@ class Joint(JointProtocol, ElementType):
         """The group's arrays and the type's constants, as the compiled kernels take them
         after x (and x')."""
         return (p.pp_n, p.x1, p.x2, p.rot_a, p.rot_b, p.flange_axes, p.kappa, p.damp,
-                p.active,
-                cls._kinds, cls.n_points, cls.global_normals, MODELS.index(p.model))
+                p.active, cls._kinds, cls.n_points, cls.global_normals,
+                MODELS.index(p.model))
 
     @classmethod
     def residual(cls, t, x, xp, p):

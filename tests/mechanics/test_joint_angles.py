@@ -352,3 +352,52 @@ def test_unknown_joint_coordinate_in_ic_is_located(text, fragment):
         circuitsim.parse(text, "bad.cir").simulate()
     message = str(info.value)
     assert fragment in message and "bad.cir:" in message and "neither a node" in message
+
+
+# --- gradients used by the start-up ------------------------------------------------------
+
+def _random_group(keyword, n=6, seed=4):
+    from circuitsim.assembly.system import prepare_params
+    from circuitsim.elements import element_types
+    from circuitsim.elements.declarations import ElementInstance
+    etype = element_types()[keyword]
+    rng = np.random.default_rng(seed)
+    insts = [ElementInstance(etype, f"X{i}", [f"n{j}" for j in range(len(etype.ports))],
+                             {**etype.sample_params(rng), "model": "position"}, None, {},
+                             [None] * len(etype.ports)) for i in range(n)]
+    return etype, prepare_params(etype, insts), rng.normal(size=(n, etype.nvars(0)))
+
+
+def _fd(f, x, step=1e-6):
+    """Central differences of f(x) (N, k) by the quaternions' entries (N, k, nvars)."""
+    out = np.zeros(f(x).shape + (x.shape[1],))
+    for col in list(range(9, 13)) + list(range(22, 26)):
+        xp, xm = x.copy(), x.copy()
+        xp[:, col] += step
+        xm[:, col] -= step
+        out[:, :, col] = wrapped(f(xp) - f(xm)) / (2 * step)
+    return out
+
+
+def test_angle_gradients_equal_finite_differences():
+    """The analytic ∂angle/∂q of the universal joint's coordinates and of the ball
+    joint's single-angle targets (random poses, random bases) against central
+    differences, to 1e-7 relative; the full-orientation miss's gradient where it is
+    exact, at the target (r = 0)."""
+    etype, p, x = _random_group("universal")
+    values, grads = etype.coordinates(x, p)
+    fd = _fd(lambda z: etype.coordinates(z, p)[0], x)
+    np.testing.assert_allclose(grads, fd, atol=1e-7 * np.abs(fd).max())
+    etype, p, x = _random_group("spherical")
+    p.basis1 = p.basis2 = np.broadcast_to(np.eye(3), (len(x), 3, 3))   # orthonormal
+    for k in range(3):                         # one angle set: its own miss
+        one = np.full((len(x), 3), np.nan)
+        one[:, k] = 0.0
+        _, grads = etype.target_misses(x, p, one)
+        fd = _fd(lambda z: etype.target_misses(z, p, one)[0][:, k:k + 1], x)
+        np.testing.assert_allclose(grads[:, k:k + 1], fd, atol=1e-7 * np.abs(fd).max())
+    all_three = np.column_stack([etype.added_output_values(x, p)[k] for k in (3, 4, 5)])
+    miss, grads = etype.target_misses(x, p, all_three)
+    assert np.abs(miss).max() < 1e-12
+    fd = _fd(lambda z: etype.target_misses(z, p, all_three)[0], x)
+    np.testing.assert_allclose(grads, fd, atol=1e-7 * np.abs(fd).max())
