@@ -68,7 +68,7 @@ def kinematic_start(system, y0: np.ndarray) -> StartUp:
     n = system.n
     hard = np.zeros(n + 2, dtype=bool)
     hard[n:] = True                                   # the constant slots
-    targets = []                                      # (group, row, flange, value)
+    targets = []                                      # (group, row, target, value)
     y = np.concatenate([y0, (0.0, 1.0)])
     for g in system.groups:                  # a node driven against ground: hard
         if g.etype.imposes != "potential":
@@ -85,7 +85,7 @@ def kinematic_start(system, y0: np.ndarray) -> StartUp:
             hard[index] = True
     for g in joints:
         for row, inst in enumerate(g.instances):
-            for k, coord in enumerate(g.etype.coordinate_names()):
+            for k, coord in enumerate(g.etype.target_names()):
                 key = f"{inst.name}.{coord}"
                 if key in system.circuit.ics:
                     targets.append((g, row, k, system.circuit.ics[key][0]))
@@ -144,22 +144,32 @@ def _position_rows(joints, y, targets):
         cols.append(np.repeat(g.var_idx[:, None, POS], m, axis=1).ravel())
         data.append(grad[:, :, POS].ravel())
         offset += N * m
-    by_group: dict = {}
-    for g, row, k, value in targets:
-        by_group.setdefault(id(g), (g, []))[1].append((row, k, value))
-    for g, items in by_group.values():
-        coords, grads = g.etype.coordinates(y[g.var_idx], g.p)
-        periods = g.etype.coordinate_periods()
-        for row, k, value in items:
-            miss = coords[row, k] - value
-            if periods[k]:          # an angle in (−π, π]: the target modulo a turn
-                miss -= periods[k] * np.round(miss / periods[k])
-            values.append(np.array([miss]))
+    for g, wanted in _grouped(targets):
+        miss, grads = g.etype.target_misses(y[g.var_idx], g.p, wanted)
+        for row, k in zip(*np.nonzero(~np.isnan(wanted))):
+            values.append(np.array([miss[row, k]]))
             rows.append(np.full(len(POS), offset))
             cols.append(g.var_idx[row, POS])
             data.append(grads[row, k, POS])
             offset += 1
     return np.concatenate(values), _matrix(data, rows, cols, (offset, len(y)))
+
+
+def _grouped(targets) -> list:
+    """[(group, wanted)]: the ``.ic`` targets of each joint group, wanted (N, k) with
+    NaN where unset; the rows of ``_position_rows`` follow this order."""
+    by_group: dict = {}
+    for g, row, k, value in targets:
+        item = by_group.setdefault(id(g), (g, np.full((len(g.instances),
+                                                       len(g.etype.target_names())), np.nan)))
+        item[1][row, k] = value
+    return list(by_group.values())
+
+
+def _target_instances(targets) -> list:
+    """The joint instance of each target row of ``_position_rows``."""
+    return [g.instances[row] for g, wanted in _grouped(targets)
+            for row, _ in zip(*np.nonzero(~np.isnan(wanted)))]
 
 
 def _matrix(data, rows, cols, shape):
@@ -203,10 +213,12 @@ def _assemble_positions(system, joints, y, hard, targets):
             y[:system.n] = system.project(0.0, y[:system.n])
     g, _ = _position_rows(joints, y, targets)
     if np.abs(g).max(initial=0.0) > 1e3 * POS_TOL:
+        extra = _target_instances(targets)
         raise ModelError(_not_assembled(joints, g, "positions", "m",
                                         "check the joint points, axes and link lengths"
                                         + (" and the .ic joint coordinates" if targets
-                                           else "")), _worst_loc(joints, g))
+                                           else ""), extra=extra),
+                         _worst_loc(joints, g, extra=extra))
 
 
 # --- velocities ------------------------------------------------------------------------
@@ -286,7 +298,7 @@ def _velocity_weights(system, joints, size):
 
 def _start_coordinates(joints, y, hard):
     for g in joints:
-        if not g.etype.coordinate_names():
+        if not g.etype.coordinate_names():       # no states (a ball joint's angles)
             continue
         coords, _ = g.etype.coordinates(y[g.var_idx], g.p)
         idx = g.var_idx[:, g.etype.coordinate_vars()]
@@ -335,34 +347,35 @@ def _stored_energy(system, y) -> float | None:
     return float(out[0, cols].sum())
 
 
-def _joint_rows(joints, flanges=False):
-    """The joint instance of each global constraint row (velocity rows: + flanges)."""
+def _joint_rows(joints, flanges=False, extra=()):
+    """The joint instance of each global constraint row (velocity rows: + flanges;
+    then ``extra``: the position targets')."""
     out = []
     for g in joints:
         for inst in g.instances:
             out += [inst] * (len(g.etype.constraint_names())
                              + (len(g.etype.coordinate_names()) if flanges else 0))
-    return out
+    return out + list(extra)
 
 
-def _not_assembled(joints, residual, what, unit, hint, flanges=False) -> str:
+def _not_assembled(joints, residual, what, unit, hint, flanges=False, extra=()) -> str:
     listed = ", ".join(f"{inst.name} ({value:.3g} {unit})"
-                       for inst, value in _culprits(joints, residual, flanges)[:REPORT])
+                       for inst, value in _culprits(joints, residual, flanges, extra)[:REPORT])
     return (f"the mechanism cannot be assembled at t = 0: the {what} cannot satisfy the "
             f"joints {listed}; {hint}")
 
 
-def _worst_loc(joints, residual, flanges=False):
-    culprits = _culprits(joints, residual, flanges)
+def _worst_loc(joints, residual, flanges=False, extra=()):
+    culprits = _culprits(joints, residual, flanges, extra)
     return culprits[0][0].loc if culprits else None
 
 
-def _culprits(joints, residual, flanges=False) -> list:
+def _culprits(joints, residual, flanges=False, extra=()) -> list:
     """[(joint instance, its largest violation)], largest first: violations equal to the
     three digits shown keep the netlist's order, and those below CULPRIT of the largest
     (the rounding left on the joints that do close) are left out."""
     worst: dict = {}
-    for inst, value in zip(_joint_rows(joints, flanges), np.abs(residual)):
+    for inst, value in zip(_joint_rows(joints, flanges, extra), np.abs(residual)):
         worst[inst.name] = max(worst.get(inst.name, (inst, 0.0)), (inst, value),
                                key=lambda pair: pair[1])
     largest = max((value for _, value in worst.values()), default=0.0)

@@ -638,11 +638,16 @@ class System(DAEProblem):
                 y0[base] = -value
             else:
                 y0[target] = y0[base] + value
+        # a joint's measured coordinates (a ball joint's angles): start-up targets only
+        targets = [f"{inst.name}.{t}" for g in self.groups if g.etype.is_joint
+                   for inst in g.instances for t in g.etype.target_names()]
+        measured = set(targets)
         for name, (value, loc) in self.circuit.ics.items():
-            if name not in self.numbering.index:
+            if name in self.numbering.index:
+                y0[self.numbering.index[name]] = value
+            elif name not in measured:
                 raise NetlistError(f".ic: '{name}' is neither a node nor an element state",
-                                   loc, did_you_mean(name, self.numbering.index))
-            y0[self.numbering.index[name]] = value
+                                   loc, did_you_mean(name, [*self.numbering.index, *targets]))
         return y0[:self.n]
 
     # --- derived outputs ----------------------------------------------------------------

@@ -359,12 +359,14 @@ class Rotation:
 
 
 class AxialRotation:
-    """Relative angular velocity about axes n_l (N, m, 3) fixed in frame 1: W·u =
-    (ω2 − ω1)·n. The rows of a rotational flange (no position-level g)."""
+    """Relative angular velocity about axes n_l (N, m, 3) fixed in frame ``frame`` (0:
+    frame 1, 1: frame 2): W·u = (ω2 − ω1)·n. The rows of a rotational flange (no
+    position-level g)."""
 
-    def __init__(self, fr: Frames, n_l):
-        self.fr, self.n_l = fr, n_l
-        self.n = fr.rotate(0, n_l)
+    def __init__(self, fr: Frames, n_l, frame: int = 0):
+        self.fr, self.n_l, self.frame = fr, n_l, frame
+        self.n = fr.rotate(frame, n_l)
+        self.Q = (Q1, Q2)[frame]
 
     def rate(self, v):
         return np.einsum("nmi,ni->nm", self.n, v[:, W2] - v[:, W1])
@@ -382,21 +384,21 @@ class AxialRotation:
         return W
 
     def rate_gradient(self, v):
-        E1 = self.fr.E[0]
+        E = self.fr.E[self.frame]
         out = np.zeros(self.n.shape[:2] + (NV2,))
-        out[:, :, Q1] = _on_orientation(E1, cross(self.n, (v[:, W2] - v[:, W1])[:, None, :]))
+        out[:, :, self.Q] = _on_orientation(E, cross(self.n, (v[:, W2] - v[:, W1])[:, None, :]))
         return out
 
     def row_rate(self, xdot):
-        n_dot = cross(self.fr.spin(0, xdot)[:, None, :], self.n)
+        n_dot = cross(self.fr.spin(self.frame, xdot)[:, None, :], self.n)
         out = np.zeros(self.n.shape[:2] + (NV2,))
         out[:, :, W1], out[:, :, W2] = -n_dot, n_dot
         return out
 
     def add_force_jacobian(self, out, lam, sign):
-        Df = sign * self.fr.D(0, _sum_m(lam, self.n_l))
-        out[:, W1, Q1] -= Df
-        out[:, W2, Q1] += Df
+        Df = sign * self.fr.D(self.frame, _sum_m(lam, self.n_l))
+        out[:, W1, self.Q] -= Df
+        out[:, W2, self.Q] += Df
 
 
 def relative_angle(fr: Frames, n_l, ref1_l, ref2_l) -> np.ndarray:

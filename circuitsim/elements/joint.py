@@ -17,7 +17,9 @@ W = ∂(dg/dt)/∂u their velocity rows (u = (V1, ω1, V2, ω2)):
     (5) initialisation  (rigid models, while consistent initial values are computed)
                         d²g/dt² = ∇(W·u)·x' = 0 (index 1: determines λ); μ = 0
     (6) flange          w − W_f·u = 0: the node's potential is the relative angular
-                        velocity about n (or velocity along n); while initialising and
+                        velocity about n (or velocity along n; n the joint axis, fixed
+                        in frame 1, or for a rotation an axis fixed in frame 2: the
+                        universal joint's axis2); while initialising and
                         the node is determined by other equations (an inertia on it, a
                         potential source), its time derivative instead
     (7) coordinate      d(coordinate)/dt − w = 0 (J.angle, J.s)
@@ -42,6 +44,7 @@ import numpy as np
 from ..errors import ModelError
 from . import compiled
 from .base import ElementType, initialisation_params
+from .cardan import basis_pair
 from .constraints import NV2, AxialRotation, Frames, PointOnPlane, Rotation, relative_angle
 from .declarations import AxisJoint, Output, Param, Port, State
 from .frames import cross, global_point, local_offset, reduced
@@ -78,12 +81,17 @@ def _instances(p, rows: slice, n: int):
 class Flange:
     """An axis coupling: ``port`` is the scalar node's port name (also the default node
     <joint>.<port>), ``param`` the parameter that names the node, ``kind`` 'rot' (about
-    the axis) or 'trans' (along it), ``flow`` and ``coord`` the state names."""
+    the axis) or 'trans' (along it), ``flow`` and ``coord`` the state names. The axis
+    is the joint's axis (fixed in frame 1), or with ``column`` that column of the
+    joint's coordinate basis fixed in frame ``frame`` (0, 1; a rotation only): the
+    universal joint's second axis turns with frame 2."""
     port: str
     param: str
     kind: str
     flow: str
     coord: str
+    frame: int = 0
+    column: int | None = None
 
 
 ROT = Flange("w", "flange", "rot", "tau", "angle")
@@ -195,8 +203,9 @@ class Joint(JointProtocol, ElementType):
         cls._T0 = cls._M0 + m                 # flange flows
         cls._C0 = cls._T0 + nf                # coordinates
         cls._m, cls._nf = m, nf
-        cls._kinds = np.array([0 if f.kind == "rot" else 1 for f in cls.flanges],
-                              dtype=np.int64)          # compiled.joint's ROT, TRANS
+        # compiled.joint's ROT (about an axis fixed in frame 1), TRANS, ROT2 (fixed in 2)
+        cls._kinds = np.array([1 if f.kind == "trans" else 2 if f.frame else 0
+                               for f in cls.flanges], dtype=np.int64)
 
     # --- the joint protocol (protocols.JointProtocol) -------------------------------------
     @classmethod
@@ -280,6 +289,12 @@ class Joint(JointProtocol, ElementType):
         raise NotImplementedError
 
     @classmethod
+    def coordinate_basis(cls, prm: dict, e1, e2, n) -> np.ndarray:
+        """Orthonormal directions (columns, global at t = 0) in which the joint's angles
+        are measured (cardan.py (1)); fixed in each frame as ``basis1``, ``basis2``."""
+        return np.column_stack([e1, e2, n])
+
+    @classmethod
     def joint_axis(cls, prm: dict):
         return prm.get("axis", (0.0, 0.0, 1.0))
 
@@ -302,6 +317,8 @@ class Joint(JointProtocol, ElementType):
         prm["rot_b"] = np.array([A2t @ b for _, b in pairs]).reshape(-1, 3)
         prm["axis_l"], prm["axis_l2"] = A1t @ n, A2t @ n
         prm["ref1"], prm["ref2"] = A1t @ e1, A2t @ e1
+        prm["basis1"], prm["basis2"] = basis_pair(f1["A"], f2["A"],
+                                                  cls.coordinate_basis(prm, e1, e2, n))
         masses = [f["m"] for f in (f1, f2) if f.get("m")]
         # inertia about the joint point: mean principal moment + m·|arm|² (parallel axes)
         inertias = [float(np.mean(f["J"])) + f["m"] * float(arm @ arm)
@@ -335,6 +352,8 @@ class Joint(JointProtocol, ElementType):
                                                                         (cls.n_rotations, 3))
         p.axis_l, p.axis_l2 = stack("axis_l", (3,)), stack("axis_l2", (3,))
         p.ref1, p.ref2 = stack("ref1", (3,)), stack("ref2", (3,))
+        p.basis1, p.basis2 = stack("basis1", (3, 3)), stack("basis2", (3, 3))
+        p.flange_axes = cls._flange_axes(p)
 
         def values(key):
             return np.array([i.params.get(key) or 0.0 for i in instances], dtype=float)
@@ -372,10 +391,20 @@ class Joint(JointProtocol, ElementType):
                           slice(0, npp)))
         if cls.n_rotations:
             parts.append((Rotation(fr, p.rot_a, p.rot_b), slice(npp, cls._m)))
-        axis = p.axis_l[:, None, :]
-        flanges = [AxialRotation(fr, axis) if f.kind == "rot"
-                   else PointOnPlane(fr, axis, p.x1, p.x2) for f in cls.flanges]
+        axes = p.flange_axes
+        flanges = [PointOnPlane(fr, axes[:, i:i + 1], p.x1, p.x2) if f.kind == "trans"
+                   else AxialRotation(fr, axes[:, i:i + 1], f.frame)
+                   for i, f in enumerate(cls.flanges)]
         return fr, parts, flanges
+
+    @classmethod
+    def _flange_axes(cls, p) -> np.ndarray:
+        """The flanges' axes (N, nf, 3), local vectors of the frame each is fixed in."""
+        if not cls.flanges:
+            return np.zeros((len(p.axis_l), 0, 3))
+        return np.stack([p.axis_l if f.column is None else
+                         (p.basis1, p.basis2)[f.frame][:, :, f.column] for f in cls.flanges],
+                        axis=1)
 
     @staticmethod
     def _rows(prims, get):
@@ -419,8 +448,9 @@ class Joint(JointProtocol, ElementType):
     def _twin_args(cls, p) -> tuple:
         """The group's arrays and the type's constants, as the compiled kernels take them
         after x (and x')."""
-        return (p.pp_n, p.x1, p.x2, p.rot_a, p.rot_b, p.axis_l, p.kappa, p.damp, p.active,
-                cls._kinds, cls.n_points, cls.global_normals, MODELS.index(p.model))
+        return (p.pp_n, p.x1, p.x2, p.rot_a, p.rot_b, p.flange_axes, p.kappa, p.damp,
+                p.active, cls._kinds, cls.n_points, cls.global_normals,
+                MODELS.index(p.model))
 
     @classmethod
     def residual(cls, t, x, xp, p):
@@ -744,7 +774,8 @@ class Joint(JointProtocol, ElementType):
                "pp_n": rng.uniform(-1, 1, (cls.n_points, 3)),
                "rot_a": rng.uniform(-1, 1, (m, 3)), "rot_b": rng.uniform(-1, 1, (m, 3)),
                "axis_l": rng.uniform(-1, 1, 3), "axis_l2": rng.uniform(-1, 1, 3),
-               "ref1": rng.uniform(-1, 1, 3), "ref2": rng.uniform(-1, 1, 3)}
+               "ref1": rng.uniform(-1, 1, 3), "ref2": rng.uniform(-1, 1, 3),
+               "basis1": rng.uniform(-1, 1, (3, 3)), "basis2": rng.uniform(-1, 1, (3, 3))}
         return out
 
 

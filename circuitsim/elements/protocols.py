@@ -109,6 +109,13 @@ class JointProtocol:
         ``coordinates(x, p) -> (values, grads)`` (N, nf) and (N, nf, nvars), measured
         from the geometry (the start-up starts the coordinates there), required with
         flanges.
+    (6b) Position targets: ``target_names()`` the coordinates an ``.ic`` may set as a
+        target of the start-up's assembly: the joint-coordinate states of (6), then
+        coordinates measured only (a ball joint's angles: outputs, not states)
+        [``coordinate_names()``]; ``target_misses(x, p, targets) -> (miss, grads)``:
+        targets (N, k) of the k target names, NaN where unset; miss (N, k) zero where
+        met (NaN where unset) and ∂miss/∂x (N, k, nvars) [from ``coordinates``, an
+        angle's miss taken modulo its period].
     (7) ``active_rows(p)`` (N, m) bool: the rows switched on; ``set_active(p, active)``
         switches rows on (1) or off (0), active (N, m) or a scalar, in place for the
         group (a redundant row of a closed loop: its reaction is 0). The start-up
@@ -176,6 +183,20 @@ class JointProtocol:
     @classmethod
     def coordinates(cls, x: np.ndarray, p) -> tuple:                         # (6)
         raise NotImplementedError
+
+    @classmethod
+    def target_names(cls) -> tuple:                                          # (6b)
+        return cls.coordinate_names()
+
+    @classmethod
+    def target_misses(cls, x: np.ndarray, p, targets: np.ndarray) -> tuple:  # (6b)
+        values, grads = cls.coordinates(x, p)
+        miss = values - targets
+        periods = np.array(cls.coordinate_periods(), dtype=float)
+        # an angle in (−π, π]: the target met modulo a turn
+        wrap = np.where(periods > 0, periods, 1.0)
+        miss = np.where(periods > 0, miss - wrap * np.round(miss / wrap), miss)
+        return miss, grads
 
     @classmethod
     def active_rows(cls, p) -> np.ndarray:                                   # (7)

@@ -54,6 +54,17 @@ Equations
     (5) switching function of the cone limit ("cone", a state event): min(θ − cone,
         θ − cone + (ccone/kcone)·dθ/dt), positive exactly where τ of (3) acts; the
         step ends at its contact onset and release and the run restarts there.
+    (6) joint angles (cardan.py): the rotation of frame 2 relative to frame 1 with
+        respect to the drawn pose, in the global axes at t = 0 (carried by each frame),
+        R = A1(0)·A1ᵀ·A2·A2(0)ᵀ = Rx(angle1)·Ry(angle2)·Rz(angle3) (x-y-z Cardan
+        angles: about x, the new y, the newest z): angle2 = atan2(R13,
+        sqrt(R11² + R12²)) in [−π/2, π/2], angle1 = atan2(−R23, R33), angle3 =
+        atan2(−R12, R11) in (−π, π] (outputs read from the bodies: wrapped, a jump of
+        2π where one passes ±π). Singular set angle2 = ±π/2 (cos angle2 < 1e-9): only
+        angle1 ± angle3 is defined, reported as angle1 = atan2(R32, R22), angle3 = 0.
+        ``.ic J.angle1=... J.angle2=... J.angle3=...`` poses the bodies at t = 0 (all
+        three: onto the composed rotation, the singular set included; some: each set
+        angle, the others free).
 Sign convention
     frame1 ──(−F, −M)── ● ──(F, M)── frame2      F, M: what frame 1 exerts on frame 2
     (conventions.md §4); frame 1 receives −F, −M.
@@ -62,22 +73,24 @@ Outputs
     J.gap: |P2 − P1| (m), the position-level violation: the drift of the velocity
     model, the stretch of the elastic one, ~0 for the position one.
     J.tilt: θ of (3) (rad), also without a cone limit. J.Tf: |M_f| (N·m).
-    J.Tcone: τ of (3) (N·m).
+    J.Tcone: τ of (3) (N·m). J.angle1, J.angle2, J.angle3: the angles of (6) (rad).
 Example
     ``spherical J1 0 B1 at=(0, 0, 0) model=position mu=0.1 radius=15mm cone=30deg``
 """
 import numpy as np
 
 from ..errors import ModelError
-from . import compiled, quaternion
+from . import cardan, compiled, quaternion
 from .declarations import Output, Param
-from .constraints import NV2, Q1, Q2
+from .constraints import NV2, Q1, Q2, Frames
 from .frames import arm, cross, reduced, skew
 from .joint import W1, W2, Joint
 
 FEPS = 1e-6                        # N: smooth floor of |F| in (2), so d|F|/dF exists at 0
 Z_AXIS = (0.0, 0.0, 1.0)
 GLOBAL_AXES = [np.array(e) for e in np.eye(3)]
+ANGLES = ("angle1", "angle2", "angle3")
+TWO_PI = 2.0 * np.pi
 # a residual or Jacobian call of the framework in numpy, fixed and per joint
 # (benchmarks/kernels.py)
 NUMPY_CALL_SECONDS, NUMPY_JOINT_SECONDS = 2e-4, 3e-6
@@ -121,11 +134,43 @@ class Spherical(Joint):
         Output("tilt", "rad", "angle between the axis fixed in frame 1 and in frame 2",
                kind="coordinate"),
         Output("Tf", "N*m", "magnitude of the friction torque"),
-        Output("Tcone", "N*m", "torque of the cone limit"))
+        Output("Tcone", "N*m", "torque of the cone limit")) + tuple(
+        Output(f"angle{k + 1}", "rad", f"relative rotation, x-y-z Cardan angle {k + 1} "
+               f"(about {axis}, (6))", kind="coordinate")
+        for k, axis in enumerate(("x", "y' (x turned by angle1)", "z''")))
 
     @classmethod
     def layout(cls, prm, e1, e2, n):
         return GLOBAL_AXES, []                                                  # (1)
+
+    @classmethod
+    def coordinate_basis(cls, prm, e1, e2, n):
+        return np.eye(3)                                      # (6): the global x, y, z
+
+    # --- the angles (6): outputs and start-up targets, not states -------------------------
+    @classmethod
+    def target_names(cls):
+        return ANGLES
+
+    @classmethod
+    def target_misses(cls, x, p, targets):
+        """(6): where all three angles are set, the rotation vector from the composed
+        target rotation to the joint's (cardan.orientation_miss: defined on the singular
+        set too); elsewhere each set angle's miss, angle1 and angle3 modulo a turn."""
+        fr = Frames(x[:, :NV2])
+        R, u, v = cardan.relative_rotation(fr, p.basis1, p.basis2)
+        angles, dR = cardan.xyz_angles(R)
+        miss = angles - targets
+        miss[:, [0, 2]] -= TWO_PI * np.round(miss[:, [0, 2]] / TWO_PI)
+        grads = np.zeros(miss.shape + (cls.nvars(),))
+        grads[:, :, :NV2] = cardan.gradients(fr, u, v, dR)
+        full = ~np.isnan(targets).any(axis=1)
+        if full.any():
+            sub = Frames(x[full, :NV2])
+            r, dr = cardan.orientation_miss(sub, u[full], v[full], R[full],
+                                            cardan.xyz_matrix(targets[full]))
+            miss[full], grads[full, :, :NV2] = r, dr
+        return miss, grads
 
     @classmethod
     def group_key(cls, inst):
@@ -327,7 +372,9 @@ class Spherical(Joint):
             Tf = T * np.sqrt(np.sum(u * u, axis=-1))
         else:
             Tf = np.zeros_like(tilt)
-        return [tilt, Tf, tau]
+        fr = Frames(x[:, :NV2])
+        angles, _ = cardan.xyz_angles(cardan.relative_rotation(fr, p.basis1, p.basis2)[0])
+        return [tilt, Tf, tau] + list(angles.T)                                # (6)
 
     # --- contract tests ------------------------------------------------------------------
     @classmethod

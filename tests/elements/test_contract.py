@@ -407,7 +407,8 @@ JOINT_VARIANTS = [pytest.param(k, t, v, id=vid) for (k, t, v), vid in zip(VARIAN
 
 @pytest.mark.parametrize("keyword,etype,variant", JOINT_VARIANTS)
 def test_joint_protocol_shapes(keyword, etype, variant):
-    """JointProtocol (1)-(8) on a group of random joints: m constraint rows, nf flanges."""
+    """JointProtocol (1)-(8) on a group of random joints: m constraint rows, nf flanges,
+    the start-up's targets (6b)."""
     p, x, _, n_extra = _group(etype, 10, variant)
     nvars = x.shape[1]
     m, nf = len(etype.constraint_names()), len(etype.coordinate_names())
@@ -423,6 +424,14 @@ def test_joint_protocol_shapes(keyword, etype, variant):
     if nf:
         values, grads = etype.coordinates(x, p)
         assert values.shape == (N, nf) and grads.shape == (N, nf, nvars)
+    names = etype.target_names()                                             # (6b)
+    assert names[:nf] == etype.coordinate_names()
+    if names:
+        wanted = np.full((N, len(names)), np.nan)
+        wanted[:, 0] = 0.5
+        miss, grads = etype.target_misses(x, p, wanted)
+        assert miss.shape == (N, len(names)) and grads.shape == (N, len(names), nvars)
+        assert np.isfinite(miss[:, 0]).all() and np.isfinite(grads[:, 0]).all()
     active = etype.active_rows(p)                                            # (7)
     assert active.shape == (N, m) and active.dtype == bool
     etype.set_active(p, np.zeros((N, m)))

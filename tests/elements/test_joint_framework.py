@@ -80,10 +80,11 @@ def test_every_joint_coordinate_is_a_start_up_target(keyword, model):
     """A body on one joint to ground, each joint coordinate set by `.ic` (an angle of
     0.7 rad, a displacement of 0.05 m): the start-up turns or moves the body there."""
     etype = element_types()[keyword]
-    targets = {"angle": 0.7, "s": 0.05}
+    targets = {"angle": 0.7, "s": 0.05, "angle1": 0.7, "angle2": -0.4}
     ics = " ".join(f"J.{c}={targets[c]}" for c in etype.coordinate_names())
+    geometry = GEOMETRY["universal"] if keyword == "universal" else "axis=(0, 0, 1)"
     net = circuitsim.parse(f"body B m=1 J=(0.1, 0.2, 0.3) pos=(0.2, 0.1, 0)\n"
-                           f"{keyword} J 0 B at=(0, 0, 0) axis=(0, 0, 1) model={model}\n"
+                           f"{keyword} J 0 B at=(0, 0, 0) {geometry} model={model}\n"
                            f".ic {ics}\n.tran 1m\n", "one.cir")
     res = net.simulate(tstep=1e-3)
     for coord in etype.coordinate_names():

@@ -13,9 +13,9 @@ from .spherical import HALF_NUMERATOR_D2Q, _angle_rows, _cross, _hessian, _rotat
 
 NV2 = 26                                   # the two frames' variables
 VELOCITY, POSITION, ELASTIC = 0, 1, 2      # the models (joint.MODELS order)
-ROT, TRANS = 0, 1                          # the flange kinds
+ROT, TRANS, ROT2 = 0, 1, 2                 # the flange kinds (ROT2: axis fixed in frame 2)
 # rows of the per-instance vector scratch: the arms and velocities, then temporaries
-R1, R2, S1, D, REL, W21, T1, T2, T3, F, FQ, FA = range(12)
+R1, R2, S1, D, REL, W21, T1, T2, T3, F, FQ, FA, FB = range(13)
 
 
 @njit(cache=True)
@@ -79,7 +79,7 @@ def _rotation_row(j, a, b, vec, E1, E2, W, G, dG, g):
 
 
 @njit(cache=True)
-def _geometry(x, k, pp_n, x1, x2, rot_a, rot_b, axis_l, kinds, npp, global_normals,
+def _geometry(x, k, pp_n, x1, x2, rot_a, rot_b, axes, kinds, npp, global_normals,
               A1, A2, E1, E2, vec, dirs, ab, W, G, dG, g):
     """Instance k's arms (``vec``), the global directions of its rows (``dirs``: the
     points' normals, the flange axes; ``ab``: a, b of the rotations) and its rows
@@ -113,12 +113,15 @@ def _geometry(x, k, pp_n, x1, x2, rot_a, rot_b, axis_l, kinds, npp, global_norma
         _rotation_row(j, ab[j - npp, 0], ab[j - npp, 1], vec, E1, E2, W, G, dG, g)
     for f in range(kinds.shape[0]):
         n = dirs[m + f]
-        _rotate(A1, axis_l[k], n)
+        _rotate(A2 if kinds[f] == ROT2 else A1, axes[k, f], n)
         if kinds[f] == TRANS:
             _point_row(m + f, n, False, vec, E1, E2, w1, W, G, dG, g, False)
             continue
         _cross(n, vec[W21], vec[T1])                            # (ω2 − ω1)·n
-        _orient(E1, vec[T1], G[m + f], 9)
+        if kinds[f] == ROT2:
+            _orient(E2, vec[T1], G[m + f], 22)
+        else:
+            _orient(E1, vec[T1], G[m + f], 9)
         for i in range(3):
             W[m + f, 3 + i], W[m + f, 16 + i] = -n[i], n[i]
 
@@ -128,13 +131,13 @@ def _scratch(m, nf):
     """A1, A2, E1, E2, vec, dirs, ab, W, G, dG, g of ``_geometry``, zeroed once: every
     instance writes the same entries of them."""
     return (np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((4, 3)), np.zeros((4, 3)),
-            np.zeros((12, 3)), np.zeros((m + nf, 3)), np.zeros((max(m, 1), 2, 3)),
+            np.zeros((13, 3)), np.zeros((m + nf, 3)), np.zeros((max(m, 1), 2, 3)),
             np.zeros((m + nf, NV2)), np.zeros((m + nf, NV2)), np.zeros((m, NV2)),
             np.zeros(m))
 
 
 @njit(cache=True)
-def residual(x, xp, pp_n, x1, x2, rot_a, rot_b, axis_l, kappa, damp, active, kinds,
+def residual(x, xp, pp_n, x1, x2, rot_a, rot_b, axes, kappa, damp, active, kinds,
              npp, global_normals, model):
     """Rows (N, nrows) of the run form: (1) −Σ W_kᵀλ_k − Σ W_fᵀτ_f (+ (∂g/∂x)ᵀ(μ·active),
     position model); the flange nodes' rows τ; (2) W·u (4: λ + κg + c·W·u); (3) g or μ;
@@ -145,7 +148,7 @@ def residual(x, xp, pp_n, x1, x2, rot_a, rot_b, axis_l, kappa, damp, active, kin
     out = np.zeros((N, C0 + nf))
     A1, A2, E1, E2, vec, dirs, ab, W, G, dG, g = _scratch(m, nf)
     for k in range(N):
-        _geometry(x, k, pp_n, x1, x2, rot_a, rot_b, axis_l, kinds, npp, global_normals,
+        _geometry(x, k, pp_n, x1, x2, rot_a, rot_b, axes, kinds, npp, global_normals,
                   A1, A2, E1, E2, vec, dirs, ab, W, G, dG, g)
         for j in range(m + nf):
             weight = -x[k, L0 + j] if j < m else -x[k, T0 + j - m]      # −λ, −τ
@@ -186,9 +189,10 @@ def _add_skew(J, k, r0, c0, f, sign):
 @njit(cache=True)
 def _forces(k, x, L0, T0, npp, m, kinds, global_normals, dirs, vec):
     """vec[F] = Σλn of the points and translational flanges (global), vec[FQ] its part
-    whose normals turn with q1, vec[FA] = Σ τn of the rotational flanges."""
+    whose normals turn with q1, vec[FA] (vec[FB]) = Σ τn of the rotational flanges
+    whose axes turn with q1 (q2)."""
     for i in range(3):
-        vec[F, i], vec[FQ, i], vec[FA, i] = 0.0, 0.0, 0.0
+        vec[F, i], vec[FQ, i], vec[FA, i], vec[FB, i] = 0.0, 0.0, 0.0, 0.0
     for j in range(npp):
         for i in range(3):
             vec[F, i] += x[k, L0 + j] * dirs[j, i]
@@ -200,6 +204,8 @@ def _forces(k, x, L0, T0, npp, m, kinds, global_normals, dirs, vec):
             if kinds[f] == TRANS:
                 vec[F, i] += tau * dirs[m + f, i]
                 vec[FQ, i] += tau * dirs[m + f, i]
+            elif kinds[f] == ROT2:
+                vec[FB, i] += tau * dirs[m + f, i]
             else:
                 vec[FA, i] += tau * dirs[m + f, i]
 
@@ -208,7 +214,7 @@ def _forces(k, x, L0, T0, npp, m, kinds, global_normals, dirs, vec):
 def _force_jacobian(k, x, L0, npp, m, vec, E1, E2, ab, J):
     """∂(−Σ W_kᵀλ_k − Σ W_fᵀτ_f)/∂x at fixed λ, τ (add_force_jacobian with sign −1), f
     of ``_forces``: −s1 × f on ω1 and r2 × f on ω2 (the arms move with p and q2, f with
-    q1 where its normals are fixed in frame 1), τn on ω1, ω2 (turning with q1), and the
+    q1 where its normals are fixed in frame 1), τn on ω1, ω2 (turning with q1 or q2), and the
     rotations' c = a × b (with q1 and q2)."""
     f, t, u, v = vec[F], vec[T1], vec[T2], vec[T3]
     _add_skew(J, k, 3, 6, f, 1.0)
@@ -231,6 +237,10 @@ def _force_jacobian(k, x, L0, npp, m, vec, E1, E2, ab, J):
         for i in range(3):
             J[k, 3 + i, 9 + l] += t[i]
             J[k, 16 + i, 9 + l] -= t[i]
+        _cross(E2[l], vec[FB], t)                                # ∂(τn)/∂q2_l
+        for i in range(3):
+            J[k, 3 + i, 22 + l] += t[i]
+            J[k, 16 + i, 22 + l] -= t[i]
         for j in range(npp, m):                                  # rotations
             lam, a, b = x[k, L0 + j], ab[j - npp, 0], ab[j - npp, 1]
             _cross(E1[l], a, t)
@@ -354,7 +364,7 @@ def _rows_jacobian(k, L0, m, nf, model, kappa, damp, active, W, G, dG, J):
 
 
 @njit(cache=True)
-def jacobian(x, pp_n, x1, x2, rot_a, rot_b, axis_l, kappa, damp, active, kinds, npp,
+def jacobian(x, pp_n, x1, x2, rot_a, rot_b, axes, kappa, damp, active, kinds, npp,
              global_normals, model):
     """dF/dx (N, nrows, nvars) of ``residual`` (dF/dx' is the identity on the
     coordinates (7), set by the caller): ``_rows_jacobian``, the frame rows' ∂/∂x at
@@ -366,7 +376,7 @@ def jacobian(x, pp_n, x1, x2, rot_a, rot_b, axis_l, kappa, damp, active, kinds, 
     A1, A2, E1, E2, vec, dirs, ab, W, G, dG, g = _scratch(m, nf)
     work, H = np.zeros((2, 4, 3)), np.zeros((4, 4))
     for k in range(N):
-        _geometry(x, k, pp_n, x1, x2, rot_a, rot_b, axis_l, kinds, npp, global_normals,
+        _geometry(x, k, pp_n, x1, x2, rot_a, rot_b, axes, kinds, npp, global_normals,
                   A1, A2, E1, E2, vec, dirs, ab, W, G, dG, g)
         _rows_jacobian(k, L0, m, nf, model, kappa, damp, active, W, G, dG, J)
         _forces(k, x, L0, L0 + 2 * m, npp, m, kinds, global_normals, dirs, vec)
