@@ -1,15 +1,15 @@
 """``.drive J.angle={x(time)}``: a joint coordinate prescribed as a function of time.
 
-Each assignment becomes a ``drive`` element named ``J.drive`` between the joint's axis
-node and ground, which prescribes the node's rate x'(t) (the exact symbolic derivative)
-and records the torque or force that takes; the coordinate's start value x(0) becomes a
-hard start-up target, as an ``.ic J.angle=`` would be (the mechanism is assembled there,
-the velocities made consistent with x'(0), the accelerations with x''(0)).
+Each assignment becomes a ``drive`` element named ``J.drive`` on the joint's frames and
+axis node (elements/drive.py): it prescribes the node's rate x'(t) (the exact symbolic
+derivative), holds the coordinate measured on the frames at x(t) and records the torque
+or force that takes. The start value x(0) becomes a hard start-up target, as an
+``.ic J.angle=`` would be (the mechanism is assembled there, the velocities made
+consistent with x'(0), the accelerations with x''(0)).
 """
 from __future__ import annotations
 
 from ..elements import registry
-from ..elements.declarations import ElementInstance
 from ..errors import NetlistError, did_you_mean
 from ..runtime import expressions
 from ..runtime.names import GROUND
@@ -53,13 +53,10 @@ def _add_drive(a: ast.Assign, c: Circuit, scope) -> None:
                            f".ic {key}={c.ics[key][0]:.6g} (at {c.ics[key][1]}); remove the "
                            ".ic or make them agree", a.loc)
     c.ics[key] = (start, a.loc)
-    domain = joint.domains[2 + k] if len(joint.domains) > 2 + k else None
-    etype = registry.lookup("drive")
-    c.elements.append(ElementInstance(etype, f"{joint.name}.drive", [node, GROUND],
-                                      {"x": tree}, a.loc, {"x": a.value.loc},
-                                      [domain, domain], {"x"}))
+    drive = registry.lookup("drive").instance_for(joint, k, tree, a.loc, a.value.loc)
+    c.elements.append(drive)
     if node in c.nodes:
-        c.nodes[node].users.append((f"{joint.name}.drive", "a"))
+        c.nodes[node].users.append((drive.name, "a"))
 
 
 def _coordinate(a: ast.Assign, c: Circuit):
