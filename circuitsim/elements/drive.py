@@ -2,7 +2,7 @@
 
 Written by the directive ``.drive J.angle={x(time)}`` (``.drive J.s={...}`` for a
 prismatic joint), which places it on the joint's two frames and axis node, names it
-``J.drive`` and makes the start-up assemble the mechanism at J.angle = x(0)
+``J.drive`` (``J.drive_angle``, ``J.drive_s`` on a cylindrical joint) and makes the start-up assemble the mechanism at J.angle = x(0)
 (docs/mechanics.md, prescribed joint motion). Not written as an element line.
 
 Ports
@@ -93,15 +93,18 @@ class PositionDrive(ElementType):
     @classmethod
     def instance_for(cls, joint, k: int, tree, loc, value_loc) -> ElementInstance:
         """The drive of coordinate ``k`` of the joint instance ``joint`` (an axis joint:
-        its frame ports, then one axis node per coordinate), named <joint>.drive."""
+        its frame ports, then one axis node per coordinate), named <joint>.drive, or
+        <joint>.drive_<coordinate> on a joint of several coordinates (cylindrical)."""
         prm = joint.params
+        coords = joint.type.coordinate_names()
+        name = f"{joint.name}.drive" + (f"_{coords[k]}" if len(coords) > 1 else "")
         rotation = joint.type.coordinate_periods()[k] > 0
         params = {"x": tree, "motion": ROTATION if rotation else TRANSLATION,
                   "axis": joint.type.joint_axis(prm), "at": prm.get("at"),
                   "atframe": prm.get("atframe", "global")}
         node = joint.nodes[2 + k]
         domain = joint.domains[2 + k] if len(joint.domains) > 2 + k else None
-        return ElementInstance(cls, f"{joint.name}.drive",
+        return ElementInstance(cls, name,
                                [node, GROUND, joint.nodes[0], joint.nodes[1]], params, loc,
                                {"x": value_loc}, [domain, domain, None, None], {"x"})
 
