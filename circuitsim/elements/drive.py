@@ -2,8 +2,9 @@
 
 Written by the directive ``.drive J.angle={x(time)}`` (``.drive J.s={...}`` for a
 prismatic joint), which places it on the joint's two frames and axis node, names it
-``J.drive`` (``J.drive_angle``, ``J.drive_s`` on a cylindrical joint) and makes the start-up assemble the mechanism at J.angle = x(0)
-(docs/mechanics.md, prescribed joint motion). Not written as an element line.
+``J.drive`` (``J.drive_angle``, ``J.drive_s`` on a cylindrical joint) and makes the
+start-up assemble the mechanism at J.angle = x(0) (docs/mechanics.md, prescribed joint
+motion). Not written as an element line.
 
 Ports
     a: the joint's axis node (rotational or translational); b: its reference (0).
