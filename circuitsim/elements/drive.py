@@ -4,7 +4,8 @@ Written by the directive ``.drive J.angle={x(time)}`` (``.drive J.s={...}`` for 
 prismatic joint), which places it on the joint's two frames and axis node, names it
 ``J.drive`` (``J.drive_angle``, ``J.drive_s`` on a cylindrical joint) and makes the
 start-up assemble the mechanism at J.angle = x(0) (docs/mechanics.md, prescribed joint
-motion). Not written as an element line.
+motion). The line it writes is the Example; written by hand, the start at x(0) needs an
+``.ic`` of the coordinate as well.
 
 Ports
     a: the joint's axis node (rotational or translational); b: its reference (0).
@@ -42,8 +43,9 @@ Outputs
     frames (the position error, a violation); J.drive.P: the power the drive delivers
     into the joint, f·(p_a − p_b) (W).
 Example
-    ``.drive J1.angle={0.3*sin(2*pi*time)}``  (a drive J1.drive on J1's frames and
-    axis node J1.w)
+    ``drive D1 J1.w 0 0 arm x={0.3*sin(2*pi*time)} axis=(0, 0, 1) at=(0, 0, 0)``
+    (what .drive J1.angle={0.3*sin(2*pi*time)} writes, named J1.drive, for the joint
+    revolute J1 0 arm at=(0, 0, 0) axis=(0, 0, 1))
 """
 from types import SimpleNamespace
 
