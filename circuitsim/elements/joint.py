@@ -118,6 +118,24 @@ def _triad(axis: bytes) -> tuple:      # the bytes tell -0.0 from 0.0, as the ar
     return out
 
 
+def anchor(prm: dict, nodes, frames: dict, axis) -> tuple:
+    """The joint point and axis of an element between two frames, into ``prm`` in each
+    frame's coordinates (x1, x2; axis_l, axis_l2; the reference directions ref1, ref2 of
+    the angle about the axis, equal at t = 0); returns the global triad (e1, e2, n)."""
+    f1, f2 = frames[nodes[0]], frames[nodes[1]]
+    if prm.get("at") is None:
+        owner = f2 if nodes[1] != "0" else f1
+        at = np.array([owner[k] for k in ("x", "y", "z")])
+    else:
+        at = global_point(frames, nodes, prm.get("atframe", "global"), prm["at"])
+    e1, e2, n = triad(axis)
+    A1t, A2t = f1["A"].T, f2["A"].T
+    prm["x1"], prm["x2"] = local_offset(f1, at), local_offset(f2, at)
+    prm["axis_l"], prm["axis_l2"] = A1t @ n, A2t @ n
+    prm["ref1"], prm["ref2"] = A1t @ e1, A2t @ e1
+    return e1, e2, n
+
+
 class Joint(JointProtocol, ElementType):
     """Base of the joints (not an element itself: no keyword)."""
 
@@ -302,21 +320,13 @@ class Joint(JointProtocol, ElementType):
     def link(cls, inst, frames):
         prm = inst.params
         f1, f2 = frames[inst.nodes[0]], frames[inst.nodes[1]]
-        if prm.get("at") is None:
-            owner = f2 if inst.nodes[1] != "0" else f1
-            at = np.array([owner[k] for k in ("x", "y", "z")])
-        else:
-            at = global_point(frames, inst.nodes, prm.get("atframe", "global"), prm["at"])
-        e1, e2, n = triad(cls.joint_axis(prm))
+        e1, e2, n = anchor(prm, inst.nodes, frames, cls.joint_axis(prm))
         normals, pairs = cls.layout(prm, e1, e2, n)
         A1t, A2t = f1["A"].T, f2["A"].T
-        prm["x1"], prm["x2"] = local_offset(f1, at), local_offset(f2, at)
         prm["pp_n"] = np.array([v if cls.global_normals else A1t @ v
                                 for v in normals]).reshape(-1, 3)
         prm["rot_a"] = np.array([A1t @ a for a, _ in pairs]).reshape(-1, 3)
         prm["rot_b"] = np.array([A2t @ b for _, b in pairs]).reshape(-1, 3)
-        prm["axis_l"], prm["axis_l2"] = A1t @ n, A2t @ n
-        prm["ref1"], prm["ref2"] = A1t @ e1, A2t @ e1
         prm["basis1"], prm["basis2"] = basis_pair(f1["A"], f2["A"],
                                                   cls.coordinate_basis(prm, e1, e2, n))
         masses = [f["m"] for f in (f1, f2) if f.get("m")]

@@ -1,5 +1,6 @@
 """The dot lines that set up an elaborated circuit rather than add to it: ``.title``,
-``.tran``, ``.options``, ``.ic``, ``.probe``, ``.input``, ``.measure`` and ``.gravity``,
+``.tran``, ``.options``, ``.ic``, ``.probe``, ``.input``, ``.measure``, ``.gravity`` and
+``.drive`` (drives.py),
 each evaluated in the global scope; an unknown directive, or one out of its place, is
 refused.
 """
@@ -8,11 +9,12 @@ from __future__ import annotations
 import sys
 
 from ..errors import NetlistError, did_you_mean
-from . import ast, measures, values
+from . import ast, drives, measures, values
 from .circuit import Circuit
 
 KNOWN_DIRECTIVES = ("title", "param", "func", "subckt", "ends", "include", "lib", "gravity",
-                    "tran", "options", "ic", "probe", "input", "measure", "study", "step", "end")
+                    "tran", "options", "ic", "probe", "input", "measure", "study", "step", "end",
+                    "drive")
 EPS = sys.float_info.epsilon
 RTOL_MIN = 1e-14     # smaller relative tolerances are below double precision's resolution
 OPTIONS = {   # .options key -> (Tran attribute, unit)
@@ -23,7 +25,7 @@ OPTIONS = {   # .options key -> (Tran attribute, unit)
 
 def apply_directives(top: list, c: Circuit, scope) -> None:
     """The top-level directives' settings, into ``c``."""
-    seen_tran, given = None, {}
+    seen_tran, given, driven = None, {}, []
     for st in top:
         if not isinstance(st, ast.Directive):
             continue
@@ -65,8 +67,11 @@ def apply_directives(top: list, c: Circuit, scope) -> None:
             c.gravity = tuple(values.to_number(v, scope, "m/s^2", ".gravity")
                               for v in st.positional)
             _once(given, ".gravity", c.gravity, st.loc)
+        elif name == "drive":
+            driven.append(st)
         elif name in ("ends",):
             raise NetlistError(".ends without .subckt", st.loc)
+    drives.apply_drives(driven, c, scope)          # after every .ic: they must agree
 
 
 def _once(given: dict, what: str, value, loc) -> None:

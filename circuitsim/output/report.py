@@ -136,7 +136,8 @@ def build(system, t: np.ndarray, Y: np.ndarray, all_names: list, data: np.ndarra
             for inst in g.instances:
                 rep.joints.append((inst.name, [
                     (o.name, float(np.max(np.abs(data[:, col[f"{inst.name}.{o.name}"]]))),
-                     o.unit) for o in violations]))
+                     system.units.get(f"{inst.name}.{o.name}", o.unit))   # a unit by domain
+                    for o in violations]))
         if g.etype.is_body:                      # a body: FRAME_VARS, q last
             q = Y[:, g.var_idx[:, QUATERNION]]          # (T, N, 4)
             error = np.max(np.abs(np.sqrt(np.sum(q * q, axis=2)) - 1.0), axis=0)

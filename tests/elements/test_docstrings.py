@@ -56,6 +56,8 @@ CONTEXT = {
     "prismatic": "body slider m=1 J=(0.01, 0.01, 0.01) pos=(0.4, 0, 0)",
     "r": "V V1 n1 0 V=1\nR R2 n2 0 R=1",
     "revolute": "body crank m=1 J=(0.01, 0.01, 0.01) pos=(0.1, 0, 0)",
+    "drive": ("body arm m=1 J=(0.01, 0.01, 0.01) pos=(0.1, 0, 0)\n"
+              "revolute J1 0 arm at=(0, 0, 0) axis=(0, 0, 1)"),
     "spherical": _bodies("B1"),
     "spring3d": _bodies("B1"),
     "rod": "body PLAT m=10 J=(0.2, 0.2, 0.3) pos=(0, 0, 0.4)",
