@@ -72,6 +72,8 @@ class Mobility:
     redundant: list = field(default_factory=list)      # [Redundancy]
     loops: list = field(default_factory=list)          # [[joint names]] with redundancy
     first_joint: Loc | None = None      # where the first rigid joint is written
+    driven: bool = False                # a constraint moves with time (a rod of length
+    #                                     L(t), a .drive): the rows may fix every body
 
     @property
     def grubler(self) -> int:
@@ -101,7 +103,7 @@ class Mobility:
         """(message, loc): the over-constrained loops, and a mechanism its rigid joints
         lock (no degree of freedom), which cannot move at all."""
         out = self.redundancy_warnings()
-        if self.bodies and self.rigid_joints and self.dof == 0:
+        if self.bodies and self.rigid_joints and self.dof == 0 and not self.driven:
             which = "its body" if self.bodies == 1 else f"all {self.bodies} bodies"
             out.append((f"the mechanism has 0 degrees of freedom: its rigid joints fix "
                         f"{which} (rank of the constraints {self.rank} = 6·{self.bodies}), "
@@ -165,6 +167,7 @@ def analyse(system, y: np.ndarray) -> Mobility:
             continue
         mob.rigid_joints += names
         mob.first_joint = mob.first_joint or g.instances[0].loc
+        mob.driven = mob.driven or g.etype.supplies_power(g.p)    # work put in: L(t)
         row_names = g.etype.constraint_names()
         R = g.etype.velocity_rows(y[g.var_idx], g.p)[:, :len(row_names)]   # (N, m, nvars)
         for i, inst in enumerate(g.instances):
