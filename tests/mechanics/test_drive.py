@@ -56,7 +56,7 @@ def test_driven_pendulum_torque_is_the_inverse_dynamics(tol, torque, held, rate)
         pytest.approx(0.0, abs=1e-9)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_driven_pendulum_does_not_drift():
     """The position is held, not only its rate: over 40 s (19 periods) at tight
     tolerances the angle on the frames (J.drive.miss) and on the body stay at the level
