@@ -29,11 +29,10 @@ from ..runtime import expressions
 from ..runtime.expressions import Name, Num, add, func, mul
 from . import reads
 from .base import ElementType
-from .protocols import SingularityProtocol
 from .declarations import THERMAL, Output, Param, Port
 
 
-class Heat(SingularityProtocol, ElementType):
+class Heat(reads.WatchedExpression, ElementType):
     keyword = "heat"
     description = "heat flow Q = {expr} into a thermal node (losses turned into heat)"
     ports = (Port("th", (THERMAL,), group="th", description="the heated thermal node"),)
@@ -52,14 +51,6 @@ class Heat(SingularityProtocol, ElementType):
     @classmethod
     def prepare(cls, instances):
         return reads.compiled(instances[0].params["P"])
-
-    @classmethod
-    def switch_names(cls, group):
-        return group.poles
-
-    @classmethod
-    def switching_functions(cls, t, x, xp, p):
-        return reads.poles(t, x, p)
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):

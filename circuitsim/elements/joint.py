@@ -136,7 +136,33 @@ def anchor(prm: dict, nodes, frames: dict, axis) -> tuple:
     return e1, e2, n
 
 
-class Joint(JointProtocol, ElementType):
+class ConstraintModels:
+    """The joint protocol's answers that follow from ``model=`` (velocity | position |
+    elastic) and the redundant-row switches ``p.active``: shared by the joints and the
+    rod."""
+
+    @classmethod
+    def is_rigid(cls, p):
+        return p.model in RIGID
+
+    @classmethod
+    def is_compliant(cls, p):
+        return p.model == "elastic"
+
+    @classmethod
+    def positions_drift(cls, p):
+        return p.model == "velocity"
+
+    @classmethod
+    def active_rows(cls, p):
+        return p.active > 0.5
+
+    @classmethod
+    def set_active(cls, p, active):
+        p.active[...] = active        # shared with the initialisation form (a shallow copy)
+
+
+class Joint(ConstraintModels, JointProtocol, ElementType):
     """Base of the joints (not an element itself: no keyword)."""
 
     has_init_form = True         # constraints at acceleration level while initialising
@@ -253,26 +279,6 @@ class Joint(JointProtocol, ElementType):
         prm = inst.params
         return AxisJoint(cls.axis_motion, np.asarray(prm["x1"], dtype=float),
                          np.asarray(prm["axis_l"], dtype=float), prm["model"] in RIGID)
-
-    @classmethod
-    def is_rigid(cls, p):
-        return p.model in RIGID
-
-    @classmethod
-    def is_compliant(cls, p):
-        return p.model == "elastic"
-
-    @classmethod
-    def positions_drift(cls, p):
-        return p.model == "velocity"
-
-    @classmethod
-    def active_rows(cls, p):
-        return p.active > 0.5
-
-    @classmethod
-    def set_active(cls, p, active):
-        p.active[...] = active        # shared with the initialisation form (a shallow copy)
 
     # --- added terms (the spherical joint's friction and cone limit) --------------------------
     @classmethod

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..runtime import expressions
 from ..runtime.singularities import singular_factors
+from .protocols import SingularityProtocol
 
 
 def references(tree) -> list:
@@ -61,3 +62,16 @@ def poles(t, x, p) -> np.ndarray:
 
 def _arguments(t, x, p) -> list:
     return [t] + [x[..., 1 + j] for j in range(p.nrefs)]
+
+
+class WatchedExpression(SingularityProtocol):
+    """The switching functions of an element that reads one expression (``compiled``):
+    its watched factors, terminal (SingularityProtocol)."""
+
+    @classmethod
+    def switch_names(cls, group):
+        return group.poles
+
+    @classmethod
+    def switching_functions(cls, t, x, xp, p):
+        return poles(t, x, p)

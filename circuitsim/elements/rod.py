@@ -50,7 +50,7 @@ from .base import ElementType
 from .constraints import Frames
 from .declarations import Output, Param, Port, State
 from .frames import cross, local_offset, point_params, reduced, skew
-from .joint import MODELS, RIGID
+from .joint import MODELS, RIGID, ConstraintModels
 from .protocols import NO_LABEL, SPEED, SPIN, JointProtocol
 
 NV2 = 26
@@ -70,7 +70,7 @@ def _vm(v, M):
     return np.einsum("ni,nik->nk", v, M)
 
 
-class Rod(JointProtocol, ElementType):
+class Rod(ConstraintModels, JointProtocol, ElementType):
     keyword = "rod"
     description = "massless rigid link of fixed or prescribed length between two points"
     drawn_as = "slider"
@@ -332,26 +332,6 @@ class Rod(JointProtocol, ElementType):
     @classmethod
     def constraint_names(cls):
         return ("f",)
-
-    @classmethod
-    def is_rigid(cls, p):
-        return p.model in RIGID
-
-    @classmethod
-    def is_compliant(cls, p):
-        return p.model == "elastic"
-
-    @classmethod
-    def positions_drift(cls, p):
-        return p.model == "velocity"
-
-    @classmethod
-    def active_rows(cls, p):
-        return p.active > 0.5
-
-    @classmethod
-    def set_active(cls, p, active):
-        p.active[...] = active        # shared with the initialisation form (a shallow copy)
 
     @classmethod
     def position_constraints(cls, x, p):

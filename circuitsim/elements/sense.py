@@ -25,12 +25,11 @@ from ..runtime import expressions
 from ..runtime.expressions import Name, Num, add, func, mul
 from . import reads
 from .base import ElementType
-from .protocols import SingularityProtocol
 from .declarations import Param
 from .signals import signal_out
 
 
-class Sense(SingularityProtocol, ElementType):
+class Sense(reads.WatchedExpression, ElementType):
     keyword = "sense"
     description = "signal from an expression of recorded names: y = S(t, refs)"
     ports = (signal_out(),)
@@ -47,14 +46,6 @@ class Sense(SingularityProtocol, ElementType):
     @classmethod
     def prepare(cls, instances):
         return reads.compiled(instances[0].params["S"])
-
-    @classmethod
-    def switch_names(cls, group):
-        return group.poles
-
-    @classmethod
-    def switching_functions(cls, t, x, xp, p):
-        return reads.poles(t, x, p)
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):
