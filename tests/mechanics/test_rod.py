@@ -15,14 +15,14 @@ DEFAULT = {}
 M, L, THETA0, VY0 = 2.0, 1.0, np.pi / 6, 1.2
 
 
-def spherical_pendulum(model="position", **run):
+def spherical_pendulum(model="position", J="(1e-3, 2e-3, 3e-3)", **run):
     """The body's rotation is free (the rod has no moment), so its centre of mass is a
     point mass on a sphere: released at θ0 from the downward vertical in the x-z plane
     with a speed VY0 along y."""
     x0, z0 = L * np.sin(THETA0), -L * np.cos(THETA0)
     net = circuitsim.parse(f"""
 .gravity 0 0 -9.81
-body B m={M} J=(1e-3, 2e-3, 3e-3) pos=({float(x0)!r}, 0, {float(z0)!r}) v=(0, {VY0}, 0)
+body B m={M} J={J} pos=({float(x0)!r}, 0, {float(z0)!r}) v=(0, {VY0}, 0)
 rod R 0 B at1=(0, 0, 0) model={model}
 .tran 2 0.01
 """)
@@ -55,6 +55,17 @@ def test_spherical_pendulum_matches_the_ode_and_the_tension_its_closed_form(run,
     # at release (θ' = 0): f = m(g cosθ0 + VY0²/L)
     assert res["R.f"][0] == pytest.approx(M * (G * np.cos(THETA0) + VY0 ** 2 / L), rel=1e-9)
     np.testing.assert_allclose(res["R.L"], L, rtol=0, atol=1e-9 if run else 1e-6)
+
+
+def test_a_body_held_at_its_centre_is_a_free_point_mass():
+    """Nothing turns the bob (the rod ends at its centre), so its inertia never enters:
+    a bob of J = (1, 2, 3) kg·m² moves as the one of J ~ 1e-3 (docs/mechanics.md: a free
+    point mass) and keeps ω = 0."""
+    small, large = spherical_pendulum(**TIGHT), spherical_pendulum(J="(1, 2, 3)", **TIGHT)
+    for axis in "xyz":
+        np.testing.assert_allclose(large[f"B.{axis}"], small[f"B.{axis}"], rtol=0, atol=1e-12)
+        assert np.abs(large[f"B.w{axis}"]).max() < 1e-12
+    np.testing.assert_allclose(large["R.f"], small["R.f"], rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("model,tol,f_tol", [("velocity", 5e-8, 1e-5), ("elastic", 2e-6, 5e-5)])
