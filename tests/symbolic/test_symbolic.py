@@ -192,7 +192,7 @@ def test_cli(tmp_path, capsys):
     assert cli.main(["equations", str(REPO / "netlists" / "fourbar.cir")]) == 2
     assert "closes a kinematic loop" in capsys.readouterr().err
     assert cli.main(["equations", str(REPO / "netlists" / "rlc.cir")]) == 2
-    assert "no revolute or prismatic joint" in capsys.readouterr().err
+    assert "no revolute, prismatic, universal or spherical joint" in capsys.readouterr().err
 
 
 def test_without_sympy():
