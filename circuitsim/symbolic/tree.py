@@ -29,6 +29,7 @@ K = B_fᵀ A J_c Aᵀ B_f (A its drawn orientation, J_c its body-frame tensor).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -37,7 +38,6 @@ from ..errors import Loc, ModelError, NetlistError
 GROUND = "0"
 ROTATION, TRANSLATION, WELDED = "rotation", "translation", "none"
 SAME_GRAVITY = 1e-12     # relative difference of two bodies' gravity taken as equal
-RIGID_MODELS = ("velocity", "position")
 # joints whose angles are rotations about the columns of their basis C, in this order
 CARDAN = {"universal": 2, "spherical": 3}
 SUPPORTED = "trees of revolute, prismatic, fixed, universal and spherical joints"
@@ -129,20 +129,19 @@ def _spec(e):
         axes = [] if joint.motion == WELDED else [(names[0], joint.motion, joint.axis)]
         point = joint.point
     elif e.type.keyword in CARDAN:
-        rigid = prm["model"] in RIGID_MODELS
+        rigid = e.type.is_rigid(SimpleNamespace(**prm))      # the protocol, on one instance
         basis = np.asarray(prm["basis1"], dtype=float)        # C in frame 1 (cardan.py)
         axes = [(f"angle{k + 1}", ROTATION, basis[:, k]) for k in range(CARDAN[e.type.keyword])]
         point = np.asarray(prm["x1"], dtype=float)
-        for name in ("mu", "Tpre", "cone"):        # the ball joint's own torques
-            if prm.get(name) not in (None, 0.0):
-                raise ModelError(f"{_label(e)}: {name}= adds a friction or cone-limit torque "
-                                 "of the joint's own; the equations of motion take the "
-                                 "joints' drives, inertia and gravity only (leave it out)",
+        for name, what in (("mu", "friction"), ("Tpre", "friction"), ("cone", "cone-limit")):
+            if prm.get(name) not in (None, 0.0):       # the ball joint's own torques
+                raise ModelError(f"{_label(e)}: {name}= adds a {what} torque of the joint's "
+                                 "own; the equations of motion take the joints' drives, "
+                                 "inertia and gravity only (leave it out)",
                                  e.param_locs.get(name, e.loc))
     else:
         raise ModelError(f"{_label(e)}: the equations of motion are derived for "
-                         f"{SUPPORTED} only (a {e.type.keyword} joint has no joint "
-                         "coordinates to write them in)", e.loc)
+                         f"{SUPPORTED} only", e.loc)
     if not rigid:
         raise ModelError(f"{_label(e)}: the elastic model is a stiff spring, not a "
                          "rigid joint; the equations of motion need rigid joints "
@@ -202,10 +201,10 @@ def _build(circuit, bodies: dict, joints: list) -> Tree:
                 raise ModelError(f"{_label(e)} closes a kinematic loop ({a} and {b} are "
                                  "already joined through other joints); the equations of "
                                  f"motion are derived for loop-free {SUPPORTED}, not for "
-                                 "closed chains: cut the loop (leave out one of its joints, "
-                                 "or replace it by its force on the bodies: an elastic "
-                                 "joint or a spring) to derive the equations of the open "
-                                 "tree, or simulate the closed mechanism", e.loc)
+                                 "closed chains: cut the loop (leave out one of its joints) "
+                                 "to derive the open tree's equations, without the cut "
+                                 "joint's reaction, or simulate the closed mechanism",
+                                 e.loc)
             parent, F_parent = placed[node]
             sign = 1 if child == b else -1
             T1 = drawn[a]

@@ -176,14 +176,15 @@ BASE = ".gravity 0 0 -9.81\nbody A m=1 J=(1, 1, 1) pos=(1, 0, 0)\n" \
 @pytest.mark.parametrize("extra, param, message", [
     ("spherical S 0 A at=(0,0,0) model=elastic\n", "model", "elastic model"),
     ("universal U 0 A at=(0,0,0) model=elastic\n", "model", "elastic model"),
-    ("spherical S 0 A at=(0,0,0) mu=0.1\n", "mu", "friction or cone-limit"),
-    ("spherical S 0 A at=(0,0,0) cone=30deg\n", "cone", "friction or cone-limit"),
+    ("spherical S 0 A at=(0,0,0) mu=0.1\n", "mu", "mu= adds a friction torque"),
+    ("spherical S 0 A at=(0,0,0) cone=30deg\n", "cone", "cone= adds a cone-limit torque"),
 ])
 def test_refused_ball_and_cardan_joints(extra, param, message):
     net = circuitsim.parse(BASE + extra + "revolute J2 A B at=(1.5,0,0)\n", "t.cir")
     with pytest.raises(ModelError, match=message) as info:
         net.equations()
     assert info.value.loc.file == "t.cir" and info.value.loc.line == 4
+    assert info.value.loc.col == extra.index(param + "=") + 1     # at the parameter
     assert extra.split()[1] in str(info.value)
 
 
