@@ -17,8 +17,12 @@ joint angles (U.angle1, U.angle2; S.angle1..3, R = Rx·Ry·Rz in the basis as dr
 * The three derivations (connected graphs, Lagrange, Newton-Euler) agree at random states.
 Runtime ~15 s.
 """
+import ctypes
 import functools
 import importlib.util
+import re
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -202,3 +206,21 @@ def test_cli(tmp_path, capsys):
     out = tmp_path / "ball.py"
     assert cli.main(["equations", str(HERE / "ball_free.cir"), "-o", str(out)]) == 0
     assert "COORDINATES = ('S.angle1', 'S.angle2', 'S.angle3')" in out.read_text()
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_c_and_latex_exports(tmp_path):
+    eqs = circuitsim.load(HERE / "ball_free.cir").equations()
+    assert len(re.findall(r"M_\{\d\d\} &=", eqs.latex())) == 6   # M_jl, j <= l, 3 angles
+    (tmp_path / "eom.c").write_text(eqs.c())
+    lib = tmp_path / "libeom.so"
+    subprocess.run(["cc", "-O1", "-Wall", "-Werror", "-shared", "-fPIC", "-o", str(lib),
+                    str(tmp_path / "eom.c"), "-lm"], check=True)
+    c = ctypes.CDLL(str(lib))
+    mod = _module(eqs, tmp_path, "ball_c")
+    x = np.random.default_rng(9).uniform(-2, 2, (3, 3))
+    P = np.zeros(3)
+    ptr = [np.ascontiguousarray(v).ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+           for v in (*x, P)]
+    c.inverse_dynamics(*ptr)
+    assert np.allclose(P, mod.inverse_dynamics(*x), rtol=1e-13, atol=1e-13)
