@@ -169,10 +169,10 @@ class Netlist:
             raise located(exc) from None
 
     def equations(self, study=None, set=None):
-        """The symbolic equations of motion of the netlist's tree of revolute and
-        prismatic joints (circuitsim.symbolic.Equations; needs sympy): M(q), the velocity
-        and gravity terms in the joints' coordinates, from the drawing (q = 0) by the
-        method of connected graphs. Anything else (a loop, another joint, a load on a
+        """The symbolic equations of motion of the netlist's tree of revolute, prismatic,
+        universal and spherical joints (circuitsim.symbolic.Equations; needs sympy): M(q),
+        the velocity and gravity terms in the joints' coordinates, from the drawing
+        (q = 0) by the method of connected graphs. Anything else (a loop, another joint, a load on a
         body) is a located error naming the element."""
         from .symbolic import equations_of       # sympy is optional: imported on use
         circuit = self.circuit(study, set)

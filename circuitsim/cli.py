@@ -154,9 +154,10 @@ def _check_parser(sub) -> None:
 def _equations_parser(sub) -> None:
     eq = sub.add_parser("equations", help="derive the symbolic equations of motion (needs "
                         "sympy)", description="Derive the equations of motion "
-                        "P = M(q) q'' + c(q, q') + g(q) of the netlist's tree of revolute and "
-                        "prismatic joints (fixed joints weld bodies) by the method of "
-                        "connected graphs, q the joints' recorded angle / s (0 as drawn), "
+                        "P = M(q) q'' + c(q, q') + g(q) of the netlist's tree of revolute, "
+                        "prismatic, universal and spherical joints (fixed joints weld "
+                        "bodies) by the method of connected graphs, q the joints' recorded "
+                        "angle / s / angle1.. (0 as drawn), "
                         "and write them as a Python module, C or LaTeX (to stdout without "
                         "-o). Needs sympy: pip install 'circuitsim[symbolic]'.")
     _common(eq)

@@ -1,5 +1,6 @@
-"""Symbolic equations of motion of a tree of revolute and prismatic joints between bodies
-(docs/symbolic.md): ``Netlist.equations()`` returns an Equations object
+"""Symbolic equations of motion of a tree of revolute, prismatic, universal and spherical
+joints between bodies (docs/symbolic.md): ``Netlist.equations()`` returns an Equations
+object
 
     eqs = circuitsim.load("netlists/manipulator.cir").equations()
     eqs.mass, eqs.velocity, eqs.gravity     # M(q), c(q, q'), g(q): sympy matrices

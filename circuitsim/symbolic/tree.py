@@ -1,11 +1,19 @@
 """The kinematic tree of an elaborated circuit, as numbers (no sympy): what the symbolic
 equations of motion are derived from.
 
-Bodies joined by revolute, prismatic and fixed joints into a loop-free tree rooted at
-the ground. Every joint with a coordinate (revolute: ``angle``, prismatic: ``s``) gets
-a joint frame drawn at t = 0: origin at the joint point, z along the joint axis
-(B = [e1 e2 n]); a fixed joint adds none (its child lies in its parent's frame). The
-constant transform from the parent joint frame F_p to the frame F_j (4×4, homogeneous)
+Bodies joined by revolute, prismatic, fixed, universal and spherical joints into a
+loop-free tree rooted at the ground. Every joint coordinate (revolute: ``angle``,
+prismatic: ``s``) gets a joint frame drawn at t = 0: origin at the joint point, z along
+the joint axis (B = [e1 e2 n]); a fixed joint adds none (its child lies in its parent's
+frame). A universal joint is two revolute rotations in sequence at its point (``angle1``
+about axis1, then ``angle2`` about axis2 as turned), a spherical joint three (``angle1``,
+``angle2``, ``angle3`` about the global x, y, z as drawn, each turned by the ones before
+it): the joint's basis C (columns c_k, global at t = 0) gives frame k the axis c_k, so
+that the chain turns the child by Rot(c1, a1)·Rot(c2, a2)(·Rot(c3, a3)) = C·Rx·Ry(·Rz)·Cᵀ
+relative to its parent, the engine's joint angles (cardan.py (1)-(2)); a joint whose
+child is its frame 1 has the inverse, Rot(c3, −a3)·Rot(c2, −a2)·Rot(c1, −a1): the frames
+in reverse order, each with σ = −1. The constant transform from the parent joint frame
+F_p to the frame F_j (4×4, homogeneous)
 
     H_j = F_p⁻¹ F_j,   R_j = B_pᵀ B_j,  p_j = B_pᵀ (P_j − P_p)               (1)
 
@@ -21,6 +29,7 @@ K = B_fᵀ A J_c Aᵀ B_f (A its drawn orientation, J_c its body-frame tensor).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -29,13 +38,16 @@ from ..errors import Loc, ModelError, NetlistError
 GROUND = "0"
 ROTATION, TRANSLATION, WELDED = "rotation", "translation", "none"
 SAME_GRAVITY = 1e-12     # relative difference of two bodies' gravity taken as equal
+# joints whose angles are rotations about the columns of their basis C, in this order
+CARDAN = {"universal": 2, "spherical": 3}
+SUPPORTED = "trees of revolute, prismatic, fixed, universal and spherical joints"
 
 
 @dataclass(frozen=True)
 class Frame:
     """The frame of one joint with a coordinate (q_k, k its index in Tree.frames)."""
     joint: str              # the joint's element name
-    coordinate: str         # its recorded coordinate (W.angle, P.s)
+    coordinate: str         # its recorded coordinate (W.angle, P.s, S.angle2)
     motion: str             # ROTATION or TRANSLATION
     parent: int             # index of the parent frame, -1: ground
     H: np.ndarray           # (4, 4) constant transform from the parent frame (1)
@@ -98,10 +110,49 @@ def _label(inst) -> str:
     return f"{inst.type.keyword} {inst.name}"
 
 
+@dataclass(frozen=True)
+class JointSpec:
+    """A rigid joint as the tree reads it: ``point`` its offset in frame 1 (global on
+    ground) and ``axes`` [(coordinate, motion, unit axis in frame 1)] in the order the
+    rotations are composed (one for a one-axis joint; none for a welded one)."""
+    point: np.ndarray
+    axes: list
+
+
+def _spec(e):
+    """The JointSpec of a rigid joint element; a located ModelError for the others."""
+    prm = e.params
+    joint = e.type.axis_joint(e)
+    if joint is not None:
+        rigid = joint.rigid
+        names = e.type.coordinate_names()
+        axes = [] if joint.motion == WELDED else [(names[0], joint.motion, joint.axis)]
+        point = joint.point
+    elif e.type.keyword in CARDAN:
+        rigid = e.type.is_rigid(SimpleNamespace(**prm))      # the protocol, on one instance
+        basis = np.asarray(prm["basis1"], dtype=float)        # C in frame 1 (cardan.py)
+        axes = [(f"angle{k + 1}", ROTATION, basis[:, k]) for k in range(CARDAN[e.type.keyword])]
+        point = np.asarray(prm["x1"], dtype=float)
+        for name, what in (("mu", "friction"), ("Tpre", "friction"), ("cone", "cone-limit")):
+            if prm.get(name) not in (None, 0.0):       # the ball joint's own torques
+                raise ModelError(f"{_label(e)}: {name}= adds a {what} torque of the joint's "
+                                 "own; the equations of motion take the joints' drives, "
+                                 "inertia and gravity only (leave it out)",
+                                 e.param_locs.get(name, e.loc))
+    else:
+        raise ModelError(f"{_label(e)}: the equations of motion are derived for "
+                         f"{SUPPORTED} only", e.loc)
+    if not rigid:
+        raise ModelError(f"{_label(e)}: the elastic model is a stiff spring, not a "
+                         "rigid joint; the equations of motion need rigid joints "
+                         "(model=position or velocity)", e.param_locs.get("model", e.loc))
+    return JointSpec(point, axes)
+
+
 def tree_of(circuit) -> Tree:
     """The tree of an elaborated circuit; a located ModelError naming the element for
-    anything else (a loop, another kind of joint, an elastic joint, a load on a body, a
-    body not joined to the ground)."""
+    anything else (a loop, another kind of joint, an elastic joint, a ball joint's
+    friction or cone limit, a load on a body, a body not joined to the ground)."""
     bodies = {e.name: e for e in circuit.elements if e.type.is_body}
     body_nodes = {node: name for name, e in bodies.items() for node in e.nodes}
     joints = []
@@ -109,16 +160,7 @@ def tree_of(circuit) -> Tree:
         if e.name in bodies:
             continue
         if e.type.is_joint:
-            joint = e.type.axis_joint(e)
-            if joint is None:
-                raise ModelError(f"{_label(e)}: the equations of motion are derived for trees "
-                                 "of revolute, prismatic and fixed joints only", e.loc)
-            if not joint.rigid:
-                raise ModelError(f"{_label(e)}: the elastic model is a stiff spring, not a "
-                                 "rigid joint; the equations of motion need rigid joints "
-                                 "(model=position or velocity)",
-                                 e.param_locs.get("model", e.loc))
-            joints.append((e, joint))
+            joints.append((e, _spec(e)))
             continue
         for port, node in zip(e.type.ports, e.nodes):
             body = node if port.frame and node in bodies else body_nodes.get(node)
@@ -158,17 +200,22 @@ def _build(circuit, bodies: dict, joints: list) -> Tree:
             if child in placed:
                 raise ModelError(f"{_label(e)} closes a kinematic loop ({a} and {b} are "
                                  "already joined through other joints); the equations of "
-                                 "motion are derived for loop-free trees", e.loc)
+                                 f"motion are derived for loop-free {SUPPORTED}, not for "
+                                 "closed chains: cut the loop (leave out one of its joints) "
+                                 "to derive the open tree's equations, without the cut "
+                                 "joint's reaction, or simulate the closed mechanism",
+                                 e.loc)
             parent, F_parent = placed[node]
-            if joint.motion == WELDED:
-                placed[child] = (parent, F_parent)
-            else:
-                T1 = drawn[a]
-                F = _frame_of(T1[:3, :3] @ joint.point + T1[:3, 3], T1[:3, :3] @ joint.axis)
-                tree.frames.append(Frame(e.name, f"{e.name}.{e.type.coordinate_names()[0]}",
-                                         joint.motion, parent, _inverse(F_parent) @ F,
-                                         1 if child == b else -1))
-                placed[child] = (len(tree.frames) - 1, F)
+            sign = 1 if child == b else -1
+            T1 = drawn[a]
+            point = T1[:3, :3] @ joint.point + T1[:3, 3]
+            # child = frame 1: the inverse motion, the rotations in reverse order (σ = −1)
+            for coord, motion, axis in joint.axes[::sign]:
+                F = _frame_of(point, T1[:3, :3] @ axis)
+                tree.frames.append(Frame(e.name, f"{e.name}.{coord}", motion, parent,
+                                         _inverse(F_parent) @ F, sign))
+                parent, F_parent = len(tree.frames) - 1, F
+            placed[child] = (parent, F_parent)
             attach(child)
     attach(GROUND)
     for e, _ in pending.values():
@@ -194,7 +241,7 @@ def _build(circuit, bodies: dict, joints: list) -> Tree:
                              "equations of motion take one gravity vector",
                              e.param_locs.get("g", e.loc))
     if not tree.frames:
-        raise NetlistError("no revolute or prismatic joint between bodies: no equations of "
-                           "motion to derive", Loc(circuit.source, 1, 1))
+        raise NetlistError("no revolute, prismatic, universal or spherical joint between "
+                           "bodies: no equations of motion to derive", Loc(circuit.source, 1, 1))
     tree.g = np.zeros(3) if gravity is None else np.asarray(gravity, dtype=float)
     return tree

@@ -160,8 +160,10 @@ BASE = ".gravity 0 0 -9.81\nbody A m=1 J=(1, 1, 1) pos=(1, 0, 0)\n" \
 
 
 @pytest.mark.parametrize("extra, element, message", [
-    ("revolute J1 0 A at=(0,0,0)\nspherical S A B at=(1.5,0,0)\n", "spherical S",
-     "trees of revolute, prismatic and fixed joints only"),
+    ("revolute J1 0 A at=(0,0,0)\ncylindrical C A B at=(1.5,0,0)\n", "cylindrical C",
+     "trees of revolute, prismatic, fixed, universal and spherical joints only"),
+    ("revolute J1 0 A at=(0,0,0)\npointplane N A B at=(1.5,0,0)\n", "pointplane N",
+     "trees of revolute, prismatic, fixed, universal and spherical joints only"),
     ("revolute J1 0 A at=(0,0,0)\nrevolute J2 A B at=(1.5,0,0)\nrevolute J3 B 0 "
      "at=(2.5,0,0)\n", "revolute J3", "closes a kinematic loop"),
     ("revolute J1 0 A at=(0,0,0) model=elastic\nrevolute J2 A B at=(1.5,0,0)\n",
@@ -192,7 +194,7 @@ def test_cli(tmp_path, capsys):
     assert cli.main(["equations", str(REPO / "netlists" / "fourbar.cir")]) == 2
     assert "closes a kinematic loop" in capsys.readouterr().err
     assert cli.main(["equations", str(REPO / "netlists" / "rlc.cir")]) == 2
-    assert "no revolute or prismatic joint" in capsys.readouterr().err
+    assert "no revolute, prismatic, universal or spherical joint" in capsys.readouterr().err
 
 
 def test_without_sympy():
