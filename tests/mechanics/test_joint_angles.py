@@ -172,8 +172,8 @@ def _double_rhs(t, y):
     return np.concatenate([qd, np.linalg.solve(M, -bias)])
 
 
-@pytest.mark.parametrize("tol,opts", [(5e-5, ""),
-                                      pytest.param(2e-7, TIGHT, marks=pytest.mark.long)])
+@pytest.mark.long
+@pytest.mark.parametrize("tol,opts", [(5e-5, ""), (2e-7, TIGHT)])
 def test_cardan_double_pendulum_moves_as_kanes_equations(tol, opts):
     """The double pendulum of DOUBLE posed by its joint angles and started with
     `.ic U1.w1=0.3 U1.w2=-0.2 U2.w1=0.5 U2.w2=0.1`: its four joint angles over 2 s

@@ -155,7 +155,8 @@ def test_prescribed_length_moves_the_body_and_the_tension_is_m_g_minus_L_ddot(ru
     assert res["R.gap"].max() <= z_tol
 
 
-@pytest.mark.parametrize("model,z_tol,f_tol", [("velocity", 1e-8, 2e-6), ("elastic", 2e-6, 2e-4)])
+@pytest.mark.parametrize("model,z_tol,f_tol", [
+    ("velocity", 1e-8, 2e-6), pytest.param("elastic", 2e-6, 2e-4, marks=pytest.mark.long)])
 def test_prescribed_length_in_the_other_models(model, z_tol, f_tol):
     """Velocity model: L'(t) is held, L(t) by integration (drift ≤ 1e-8 m over 2 s at
     tight tolerances); elastic: k = 1e8 N/m stretches by f/k ~ 3e-7 m."""
@@ -211,6 +212,7 @@ def test_pendulum_of_prescribed_length_matches_the_ode(run, pos_tol, f_tol):
     np.testing.assert_allclose(res["R.f"], tension, rtol=0, atol=f_tol)
 
 
+@pytest.mark.long
 def test_pendulum_of_prescribed_length_agrees_with_a_chain_of_tiny_bodies_driven_by_rate():
     """What one writes without the rod: ground –spherical– a 1e-6 kg body –prismatic along
     the leg– a 1e-6 kg body –spherical– the pendulum, the prismatic's axis node driven by

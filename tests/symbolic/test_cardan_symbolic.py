@@ -71,8 +71,8 @@ def _rates(res, coordinates):
     ("ball_chain_free.cir", ("S.angle1", "S.angle2", "S.angle3", "R.angle", "T.angle3",
                              "T.angle2", "T.angle1")),
 ])
-@pytest.mark.parametrize("tolerances, bound", [({}, 5e-3),
-                                               ({"rtol": 1e-10, "atol": 1e-12}, 3e-6)])
+@pytest.mark.parametrize("tolerances, bound", [
+    pytest.param({}, 5e-3, marks=pytest.mark.long), ({"rtol": 1e-10, "atol": 1e-12}, 3e-6)])
 def test_free_motion_needs_no_drive(tmp_path_factory, netlist, coordinates, tolerances,
                                     bound):
     net, mod = _netlist_module(netlist, tmp_path_factory.getbasetemp())
@@ -89,8 +89,8 @@ def test_free_motion_needs_no_drive(tmp_path_factory, netlist, coordinates, tole
     assert np.abs(Mqdd + rest).max() < bound * scale    # M q'' + c + g = 0
 
 
-@pytest.mark.parametrize("tolerances, bound", [({}, 1e-2),
-                                               ({"rtol": 1e-10, "atol": 1e-12}, 3e-6)])
+@pytest.mark.parametrize("tolerances, bound", [
+    pytest.param({}, 1e-2, marks=pytest.mark.long), ({"rtol": 1e-10, "atol": 1e-12}, 3e-6)])
 def test_driven_universal_joint(tmp_path_factory, tolerances, bound):
     """cardan_driven.cir: T1 = 0.8 sin 5t on U.w1, T2 = −0.5 + 0.3 cos 3t on U.w2."""
     net, mod = _netlist_module("cardan_driven.cir", tmp_path_factory.getbasetemp())
@@ -158,6 +158,7 @@ universal U A B at=(0.08, 0.02, -0.55) axis1=(1, 0.2, 0) axis2=(-0.2, 1, 0.3)
 """
 
 
+@pytest.mark.long
 def test_three_derivations_agree():
     """A ball joint written child-first, a universal joint on oblique axes, a rotated
     body, gravity along −y: P at random states by the three derivations."""
