@@ -20,7 +20,6 @@ Runtime ~15 s.
 """
 import ctypes
 import functools
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -36,6 +35,7 @@ from circuitsim.errors import ModelError  # noqa: E402
 from circuitsim.symbolic import lagrange, newton_euler  # noqa: E402
 
 from helpers import REPO  # noqa: E402
+from test_symbolic import _module  # noqa: E402
 
 HERE = REPO / "tests" / "symbolic"
 EDGE = 20                 # output points left out at each end (the spline's end effects)
@@ -46,15 +46,6 @@ def _netlist_module(netlist, directory):
     """The netlist and its generated module, derived once for the parametrised tests."""
     net = circuitsim.load(HERE / netlist)
     return net, _module(net.equations(), directory, netlist[:-4])
-
-
-def _module(eqs, tmp_path, name):
-    path = tmp_path / f"{name}.py"
-    eqs.save(path)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _rates(res, coordinates):
