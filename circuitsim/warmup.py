@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from .api import parse
-from .elements.compiled import warm
+from .elements import compiled
+from .elements.compiled import ahead, warm
 
 NICENESS = 10                # the background compile yields to the run that started it
 
@@ -47,8 +48,9 @@ def compile_all() -> None:
 
 
 def main(argv=None) -> int:
-    """Compile every twin and mark the cache warm; remove the lock file given, if any
-    (the background start's)."""
+    """Compile every twin, mark the cache warm and build the twins ahead of time (where
+    a C compiler is at hand); remove the lock file given, if any (the background
+    start's)."""
     argv = sys.argv[1:] if argv is None else argv
     lock = Path(argv[0]) if argv else None
     try:
@@ -56,6 +58,7 @@ def main(argv=None) -> int:
             os.nice(NICENESS)
         compile_all()
         warm.write_marker()
+        ahead.build(compiled.MODULES)      # numba's cache serves the runs meanwhile
     finally:
         if lock is not None:
             lock.unlink(missing_ok=True)

@@ -101,7 +101,7 @@ class Frames:
         c, w = np.broadcast_arrays(c, w)
         N, m = c.shape[:2]
         wc = (w[..., :, None] * c[..., None, :]).reshape(N * m, 9)
-        K = (wc @ _HALF_NUMERATOR_D2Q).reshape(N, m, 4, 4)
+        K = (wc @ HALF_NUMERATOR_D2Q).reshape(N, m, 4, 4)
         q = self.q[i][:, None, :]                                    # (N, 1, 4)
         s = np.einsum("nmk,nmk->nm", q, q)[..., None, None]
         Kq = np.einsum("nmkl,nml->nmk", K, q)
@@ -122,7 +122,7 @@ def _pair(rows: np.ndarray) -> tuple:
 
 
 # ½ ∂²N_jl/∂q_k∂q_r as a (9, 16) matrix: rows (j, l), columns (k, r)
-_HALF_NUMERATOR_D2Q = 0.5 * quaternion.NUMERATOR_D2Q.reshape(9, 16)
+HALF_NUMERATOR_D2Q = 0.5 * quaternion.NUMERATOR_D2Q.reshape(9, 16)
 
 
 # the rows of E(q) as entries of q: E[k, j] = _E_SIGN[k, j] · q[_E_INDEX[k, j]]

@@ -82,7 +82,7 @@ import numpy as np
 from ..errors import ModelError
 from . import cardan, compiled, quaternion
 from .declarations import Output, Param
-from .constraints import NV2, Q1, Q2, Frames
+from .constraints import HALF_NUMERATOR_D2Q, NV2, Q1, Q2, Frames
 from .frames import arm, cross, reduced, skew
 from .joint import W1, W2, Joint
 
@@ -241,7 +241,7 @@ class Spherical(Joint):
         fast = cls._twin(p)
         if fast is not None:
             J = fast.jacobian(x, p.pp_n, p.x1, p.x2, p.active, p.model == "position",
-                              fast.HALF_NUMERATOR_D2Q)
+                              HALF_NUMERATOR_D2Q)
             return J, np.broadcast_to(0.0, J.shape)
         return super().jacobian(t, x, xp, p)
 

@@ -15,11 +15,18 @@ from helpers import REPO
 
 from circuitsim.assembly.system import prepare_params
 from circuitsim.elements import compiled, element_types
-from circuitsim.elements.compiled import warm
+from circuitsim.elements.compiled import ahead, warm
 from circuitsim.elements.base import initialisation_params
 from circuitsim.elements.declarations import ElementInstance
 
 needs_numba = pytest.mark.skipif(not compiled.available(), reason="numba not installed")
+
+
+@pytest.fixture(autouse=True)
+def no_extension(monkeypatch):
+    """These tests watch numba's twins and the warm-up budget: no extension built ahead
+    (test_compiled_ahead.py tests that one)."""
+    monkeypatch.setattr(ahead, "_loaded", [None])
 
 
 PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}

@@ -11,7 +11,7 @@ from helpers import NETLISTS
 
 import circuitsim
 from circuitsim.elements import compiled
-from circuitsim.elements.compiled import warm
+from circuitsim.elements.compiled import ahead, warm
 from circuitsim import warmup as warm_up
 
 needs_numba = pytest.mark.skipif(not compiled.available(), reason="numba not installed")
@@ -23,6 +23,7 @@ def cold(monkeypatch, tmp_path):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(warm, "_ready", [])
     monkeypatch.setattr(warm, "_started", [])
+    monkeypatch.setattr(ahead, "_loaded", [])
     return tmp_path
 
 

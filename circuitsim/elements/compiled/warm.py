@@ -45,7 +45,7 @@ def cache_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
     """Where numba writes the twins' cache (contract item 3)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return Path(os.environ["NUMBA_CACHE_DIR"])
@@ -57,7 +57,7 @@ def _cache_dir() -> Path:
 
 
 def marker() -> Path:
-    return _cache_dir() / f"circuitsim-warm-{cache_key()}"
+    return cache_dir() / f"circuitsim-warm-{cache_key()}"
 
 
 _ready: list = []

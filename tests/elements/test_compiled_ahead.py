@@ -1,0 +1,132 @@
+"""The twins compiled ahead of time (circuitsim/elements/compiled/ahead.py): built into an
+extension module, equal to the numpy reference to rounding in every variant and form the
+numba twins are checked in, run by ``auto`` from the first call without importing numba,
+and a call of types the extension was not built for answered by numba's twin."""
+import importlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from helpers import REPO
+
+from circuitsim.elements import compiled
+from circuitsim.elements.base import initialisation_params
+from circuitsim.elements.compiled import ahead, warm
+
+from test_compiled import VARIANTS, _group, _kernels, needs_numba
+
+pytestmark = needs_numba
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The extension built into a fresh cache directory (about 20 s of compiling)."""
+    cache = tmp_path_factory.mktemp("twins-cache")
+    before = os.environ.get("NUMBA_CACHE_DIR")
+    os.environ["NUMBA_CACHE_DIR"] = str(cache)
+    try:
+        if not ahead.build(compiled.MODULES):
+            pytest.skip("the extension could not be built here (no C compiler?)")
+        return cache
+    finally:
+        if before is None:
+            del os.environ["NUMBA_CACHE_DIR"]
+        else:
+            os.environ["NUMBA_CACHE_DIR"] = before
+
+
+@pytest.fixture
+def with_extension(built, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(built))
+    monkeypatch.setattr(ahead, "_loaded", [])
+    assert ahead.extension() is not None
+    return built
+
+
+def test_without_the_extension_there_is_no_ahead_twin(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(ahead, "_loaded", [])
+    assert ahead.twin("body") is None
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_extension_is_named_by_the_cache_key(with_extension):
+    file = ahead.path()
+    assert file.parent == with_extension and warm.cache_key() in file.name
+    assert [p for p in with_extension.iterdir() if p.name.endswith(".part")] == []
+
+
+@pytest.mark.parametrize("keyword,variant",
+                         [(k, v) for k in compiled.TWINNED for v in VARIANTS[k]])
+@pytest.mark.parametrize("form", ["normal", "init"])
+def test_the_extension_equals_the_numpy_reference(keyword, variant, form, with_extension,
+                                                 monkeypatch):
+    """auto with the extension: the same checks as the numba twins', N = 1 and 17."""
+    for n, seed in ((1, 0), (17, 1)):
+        etype, p, x, xp = _group(keyword, n, seed, variant)
+        if form == "init":
+            p = initialisation_params(etype, p)
+        reference = _kernels(monkeypatch, "numpy", etype, x, xp, p)
+        p.warmup.budget.seconds = 1e9        # the extension needs no warm-up budget
+        built = _kernels(monkeypatch, "auto", etype, x, xp, p)
+        for name, a, b in zip(("F", "dF/dx", "dF/dx'"), reference, built):
+            assert a.shape == b.shape
+            np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max(),
+                                       err_msg=f"{keyword} ({form}, N={n}): {name}")
+
+
+def test_auto_takes_the_extension_from_the_first_call(with_extension, monkeypatch):
+    monkeypatch.setenv(compiled.ENVIRONMENT, "auto")
+    warmup = compiled.Warmup(compiled.LOAD_SECONDS / 3)
+    kernels = compiled.twin("body", warmup)
+    assert kernels is not None and kernels.residual.__name__ == "body_residual"
+    assert warmup.budget.seconds == compiled.LOAD_SECONDS      # nothing spent
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numba")           # numba: numba's twins
+    assert compiled.twin("body", compiled.Warmup(1.0)).residual.py_func
+
+
+def test_views_are_read_through_their_strides_and_other_types_go_to_numba(
+        with_extension, monkeypatch):
+    """A Fortran-ordered x or a strided view gives the same numbers (the extension reads
+    strides); a float32 x, which the extension would read as float64, is handed to
+    numba's twin instead."""
+    etype, p, x, xp = _group("body", 3, 0, {})
+    kernels = ahead.twin("body")
+    args = (p.m, p.Jc, p.gyro, p.g, p.init)
+    expected = kernels.residual(x, xp, *args)
+    np.testing.assert_array_equal(kernels.residual(np.asfortranarray(x), xp, *args), expected)
+    every_other = np.zeros((x.shape[0], 2 * x.shape[1]))
+    every_other[:, ::2] = x
+    np.testing.assert_array_equal(kernels.residual(every_other[:, ::2], xp, *args), expected)
+    numba_twin = importlib.import_module("circuitsim.elements.compiled.body")
+    monkeypatch.setattr(numba_twin, "residual", lambda *a: ("numba's", a[0].dtype))
+    assert kernels.residual(x.astype(np.float32), xp, *args) == ("numba's", np.float32)
+    assert kernels.residual(x, xp, p.m, p.Jc, p.gyro, p.g, 1.5)[0] == "numba's"
+    assert kernels.residual(x, xp, *args[:-1])[0] == "numba's"
+
+
+def test_a_run_with_the_extension_imports_no_numba(with_extension):
+    """The four-bar linkage's three studies, run as a user runs them: no numba in the
+    process, and the same results as with numba's twins to a tenth of the tolerance."""
+    code = ("import sys, numpy as np, circuitsim; "
+            "net = circuitsim.load(sys.argv[1]); "
+            "r = net.simulate(t_end=0.5); "
+            "np.save(sys.argv[2], np.array([r[n] for n in r.names])); "
+            "print(sys.modules.get('numba') is not None, r.stats['nsteps'])")
+    outputs = []
+    for kernels in ("auto", "numba"):
+        env = {**os.environ, compiled.ENVIRONMENT: kernels,
+               "NUMBA_CACHE_DIR": str(with_extension)}
+        out = with_extension / f"{kernels}.npy"
+        proc = subprocess.run([sys.executable, "-c", code, "netlists/fourbar.cir", str(out)],
+                              capture_output=True, text=True, env=env, cwd=str(REPO))
+        assert proc.returncode == 0, proc.stderr
+        outputs.append((proc.stdout.split(), np.load(out)))
+    (numba_loaded, _), ahead_values = outputs[0]
+    assert numba_loaded == "False"
+    jit_values = outputs[1][1]
+    scale = np.abs(jit_values).max(axis=1, keepdims=True)
+    assert np.all(np.abs(ahead_values - jit_values) <= 0.1 * (1e-6 * scale + 1e-8))
