@@ -404,6 +404,8 @@ class Beam(ElementType):
 
     @staticmethod
     def _twin_args(x, p):
+        """The twin's arguments; without rref (stiffening on) any (N, 3) array stands in
+        for it, unread, so that both variants run one compiled signature."""
         linear = p.rref is not None
         return (np.ascontiguousarray(x, dtype=float), p.k, p.eta, p.l0, p.x1, p.x2, p.rho1,
                 p.rho2, p.rref if linear else p.x1, linear)
