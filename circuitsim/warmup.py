@@ -17,7 +17,7 @@ NICENESS = 10                # the background compile yields to the run that sta
 # Every twin in the run form of each variant it computes: bodies, ball joints in the
 # position and velocity models, the framework's joints (one kernel for every type) in
 # the three models, with axis flanges of both kinds (rows switched off are the same
-# kernels).
+# kernels), a beam of the lumped mass (stiffening on and off: the same kernels).
 WARM_NETLISTS = ("""\
 .title warm-up of the compiled kernels: bodies and ball joints
 body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0)
@@ -35,6 +35,11 @@ revolute R1 0 C1 at=(0, 0, 0) axis=(0, 0, 1) model=position
 prismatic P1 C1 C2 at=(1.0, 0, 0) axis=(1, 0, 0) model=velocity
 revolute R2 C2 C3 at=(1.25, 0, 0) axis=(0, 0, 1) model=elastic
 .gravity 0 -9.81 0
+.tran 0.01 1m
+""", """\
+.title warm-up of the compiled kernels: a flexible beam
+beam B 0 n=2 EA=1e5 GJ=400 EIy=1000 rhoA=1 rhoIy=1e-4 at1=(0, 0, 0) at2=(1, 0, 0)
+.gravity 0 0 -9.81
 .tran 0.01 1m
 """)
 

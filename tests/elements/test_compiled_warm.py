@@ -83,7 +83,7 @@ def _dispatchers():
     """Every compiled function of every twin module: name -> its compiled signatures."""
     import importlib
     out = {}
-    for name in ("body", "spherical", "joint"):
+    for name in ("body", "spherical", "joint", "beam"):
         module = importlib.import_module(f"circuitsim.elements.compiled.{name}")
         for attr, value in vars(module).items():      # the entry points (helpers inline)
             if hasattr(value, "signatures") and not attr.startswith("_"):
@@ -98,7 +98,7 @@ def test_the_warm_up_compiles_every_twin_as_the_examples_call_them(monkeypatch):
     after_warm = _dispatchers()
     assert all(after_warm.values()), [k for k, v in after_warm.items() if not v]
     for netlist in ("pendulum", "double_pendulum", "heavy_top", "slider_crank", "fourbar",
-                    "landing_gear", "solar_panel", "manipulator"):
+                    "landing_gear", "solar_panel", "manipulator", "flexible_arm"):
         case = circuitsim.load(NETLISTS / f"{netlist}.cir").prepare(None)
         case.run(t_end=case.system.circuit.tran.tstop * 0.01)
     assert _dispatchers() == after_warm          # nothing compiled that the warm-up had not
