@@ -16,7 +16,7 @@ NICENESS = 10                # the background compile yields to the run that sta
 # Every twin in the run form of each variant it computes: bodies, ball joints in the
 # position and velocity models, the framework's joints (one kernel for every type) in
 # the three models, with axis flanges of both kinds (rows switched off are the same
-# kernels).
+# kernels); end stops (their switching functions too) and friction.
 WARM_NETLISTS = ("""\
 .title warm-up of the compiled kernels: bodies and ball joints
 body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0)
@@ -34,6 +34,12 @@ revolute R1 0 C1 at=(0, 0, 0) axis=(0, 0, 1) model=position
 prismatic P1 C1 C2 at=(1.0, 0, 0) axis=(1, 0, 0) model=velocity
 revolute R2 C2 C3 at=(1.25, 0, 0) axis=(0, 0, 1) model=elastic
 .gravity 0 -9.81 0
+.tran 0.01 1m
+""", """\
+.title warm-up of the compiled kernels: end stops and friction
+mass M1 v m=1 v0=2
+friction F1 v 0 Fc=0.5 Fs=0.6
+stop S1 v 0 lower=-0.01 upper=0.01 k=1e4 c=10
 .tran 0.01 1m
 """)
 

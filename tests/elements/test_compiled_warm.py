@@ -82,7 +82,7 @@ def _dispatchers():
     """Every compiled function of every twin module: name -> its compiled signatures."""
     import importlib
     out = {}
-    for name in ("body", "spherical", "joint"):
+    for name in ("body", "spherical", "joint", "stop", "friction"):
         module = importlib.import_module(f"circuitsim.elements.compiled.{name}")
         for attr, value in vars(module).items():      # the entry points (helpers inline)
             if hasattr(value, "signatures") and not attr.startswith("_"):

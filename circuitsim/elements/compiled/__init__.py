@@ -1,7 +1,8 @@
 """Compiled twins of element kernels whose cost is arithmetic (numba, the optional
 ``fast`` extra), and the one switch that chooses between them and the numpy reference:
-the body's, the ball joint's (rigid models) and the joint framework's (the run form of
-every model, for the joint types without added terms of their own).
+the body's, the ball joint's (rigid models), the end stop's, friction's and the joint
+framework's (the run form of every model, for the joint types without added terms of
+their own).
 
 1. The numpy kernel in the element's module is the reference; its twin here computes
    the same equations, equal to it to rounding, in one loop over the instances.
@@ -38,11 +39,12 @@ CHOICES = ("auto", "numpy", "numba")
 # more than numpy, at 0.1 s the same as numpy (N = 4, 16, 64, the double pendulum)
 LOAD_SECONDS = 0.1
 
-# keywords of the element types with a twin here: body.py, spherical.py, and joint.py
+# keywords of the element types with a twin here: body.py, spherical.py, stop.py,
+# friction.py, and joint.py
 # for every joint type built from the joint framework without added terms
 FRAMEWORK_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed",
                     "norotation", "pointplane")
-TWINNED = ("body", "spherical") + FRAMEWORK_JOINTS
+TWINNED = ("body", "spherical", "stop", "friction") + FRAMEWORK_JOINTS
 
 _twins: dict = {}
 
