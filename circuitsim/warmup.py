@@ -17,7 +17,8 @@ NICENESS = 10                # the background compile yields to the run that sta
 # Every twin in the run form of each variant it computes: bodies, ball joints in the
 # position and velocity models, the framework's joints (one kernel for every type) in
 # the three models, with axis flanges of both kinds (rows switched off are the same
-# kernels), a beam of the lumped mass (stiffening on and off: the same kernels).
+# kernels), a beam of the lumped mass (stiffening on and off: the same kernels), end
+# stops (their switching functions too) and friction.
 WARM_NETLISTS = ("""\
 .title warm-up of the compiled kernels: bodies and ball joints
 body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0)
@@ -40,6 +41,12 @@ revolute R2 C2 C3 at=(1.25, 0, 0) axis=(0, 0, 1) model=elastic
 .title warm-up of the compiled kernels: a flexible beam
 beam B 0 n=2 EA=1e5 GJ=400 EIy=1000 rhoA=1 rhoIy=1e-4 at1=(0, 0, 0) at2=(1, 0, 0)
 .gravity 0 0 -9.81
+.tran 0.01 1m
+""", """\
+.title warm-up of the compiled kernels: end stops and friction
+mass M1 v m=1 v0=2
+friction F1 v 0 Fc=0.5 Fs=0.6
+stop S1 v 0 lower=-0.01 upper=0.01 k=1e4 c=10
 .tran 0.01 1m
 """)
 

@@ -254,6 +254,7 @@ def initialisation_params(etype: type, p):
 
 
 _BRANCH_SIGNS = np.array([1.0, -1.0])
+_BRANCH_STAMP = np.array([[1.0, -1.0], [-1.0, 1.0]])
 
 
 def branch_rows(f: np.ndarray) -> np.ndarray:
@@ -265,5 +266,4 @@ def branch_rows(f: np.ndarray) -> np.ndarray:
 def branch_block(g: np.ndarray) -> np.ndarray:
     """(N,2,2) derivative of branch_rows(f) for f = f(p_a − p_b) with df/d(p_a − p_b) = g:
     [[g, −g], [−g, g]] (the nodal 'stamp')."""
-    g = np.asarray(g, dtype=float)
-    return np.stack([np.stack([g, -g], -1), np.stack([-g, g], -1)], -2)
+    return np.asarray(g, dtype=float)[..., None, None] * _BRANCH_STAMP

@@ -26,9 +26,12 @@ Example
 """
 import numpy as np
 
+from . import compiled
 from .base import ElementType, branch_block, branch_rows
 from .declarations import MECHANICAL, Output, Param, Port
 from .spring import B_UNITS, F_UNITS, V_UNITS
+
+NUMPY_CALL_SECONDS = 1e-5        # a numpy kernel's call on a few instances (the warm-up)
 
 
 class Friction(ElementType):
@@ -50,6 +53,10 @@ class Friction(ElementType):
     def prepare(cls, instances):
         p = super().prepare(instances)
         p.Fs_given = ~np.isnan(p.Fs)       # else Fs follows Fc(t): no Stribeck peak
+        # a group without a given Fs has no peak ((Fs − Fc)·exp(…) = 0): not computed
+        p.peaked = bool(p.Fs_given.any())
+        p.warmup = compiled.Warmup(NUMPY_CALL_SECONDS)
+        p.no_rate = np.broadcast_to(0.0, (len(instances), 2, 2))     # dF/dx' (made once)
         return p
 
     @staticmethod
@@ -65,31 +72,42 @@ class Friction(ElementType):
 
     @classmethod
     def _parts(cls, t, v, p):
-        """The Stribeck peak, the level Fc + peak and tanh(v/veps) of equation (1)."""
+        """The Stribeck peak (None where no Fs is given: it is 0), the level Fc + peak
+        and tanh(v/veps) of equation (1)."""
+        th = np.tanh(v / p.veps)
+        if not p.peaked:
+            return None, cls._levels(t, p)[0] if np.ndim(t) else p.Fc(t), th
         Fc, Fs = cls._levels(t, p)
         peak = (Fs - Fc) * np.exp(-(v / p.vs) ** 2)
-        return peak, Fc + peak, np.tanh(v / p.veps)
+        return peak, Fc + peak, th
 
     @classmethod
     def _law(cls, t, v, p):
         """f(v) and df/dv of equation (1)."""
         peak, level, th = cls._parts(t, v, p)
         f = level * th + p.b * v
-        dlevel = peak * (-2.0 * v / p.vs ** 2)
-        df = dlevel * th + level * (1.0 - th ** 2) / p.veps + p.b
-        return f, df
+        df = level * (1.0 - th ** 2) / p.veps
+        if peak is not None:
+            df = peak * (-2.0 * v / p.vs ** 2) * th + df       # d(level)/dv · tanh
+        return f, df + p.b
 
     @classmethod
     def residual(cls, t, x, xp, p):
+        fast = compiled.twin("friction", p.warmup)
+        if fast is not None:          # Fc(t) evaluated here: a time function
+            return fast.residual(x, p.Fc(t), p.Fs, p.Fs_given, p.vs, p.b, p.veps)
         v = x[:, 0] - x[:, 1]
         _, level, th = cls._parts(t, v, p)
         return branch_rows(level * th + p.b * v)                # (1)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
+        fast = compiled.twin("friction", p.warmup)
+        if fast is not None:
+            dfdx = fast.jacobian(x, p.Fc(t), p.Fs, p.Fs_given, p.vs, p.b, p.veps)
+            return dfdx, p.no_rate
         _, g = cls._law(t, x[:, 0] - x[:, 1], p)
-        dfdx = branch_block(g)
-        return dfdx, np.zeros_like(dfdx)
+        return branch_block(g), p.no_rate
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):

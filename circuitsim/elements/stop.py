@@ -35,9 +35,12 @@ Example
 import numpy as np
 
 from ..errors import ModelError
+from . import compiled
 from .base import ElementType
 from .declarations import MECHANICAL, Output, Param, Port, State
 from .spring import B_UNITS, F_UNITS, K_UNITS, X_UNITS
+
+NUMPY_CALL_SECONDS = 1e-5        # a numpy kernel's call on a few instances (the warm-up)
 
 
 class Stop(ElementType):
@@ -66,27 +69,45 @@ class Stop(ElementType):
             raise ModelError(f"stop {inst.name}: lower ({lo:g}) must be below upper ({hi:g})",
                              inst.loc)
 
+    @classmethod
+    def prepare(cls, instances):
+        p = super().prepare(instances)
+        # the two contacts side by side, (N, 2): column 0 the upper, 1 the lower, each
+        # δ = sign·(x − limit) and k·δ + sign·c·v, so that one numpy call serves both
+        p.limits = np.stack([p.upper, p.lower], axis=1)
+        p.sign = np.array([1.0, -1.0])
+        p.k2, p.c2 = p.k[:, None], p.c[:, None] * p.sign
+        p.ratio2 = (p.c / p.k)[:, None] * p.sign
+        p.given = np.isfinite(p.limits)
+        p.zero = np.zeros_like(p.limits)
+        # dF/dx of a group in contact (rows a, b: ±(c, −c, k)) and apart, by instance;
+        # row (1) and dF/dx' are constant
+        apart = np.zeros((len(instances), 3, 3))
+        apart[:, 2, :2] = (-1.0, 1.0)
+        on = apart.copy()
+        for row, sign in ((0, 1.0), (1, -1.0)):
+            on[:, row] = sign * np.stack([p.c, -p.c, p.k], axis=1)
+        p.dfdx_on, p.dfdx_apart = on, apart
+        p.dfdxp = np.zeros((len(instances), 3, 3))
+        p.dfdxp[:, 2, 2] = 1.0
+        p.warmup = compiled.Warmup(NUMPY_CALL_SECONDS)
+        return p
+
     @staticmethod
     def _contacts(x, v, p):
-        """The upper and lower contact forces of equation (2) and where each acts."""
-        du, dl = x - p.upper, p.lower - x
-        fu = p.k * du + p.c * v
-        fl = p.k * dl - p.c * v
-        return fu, fl, (du > 0) & (fu > 0), (dl > 0) & (fl > 0)
+        """δ = (δu, δl) and the contact forces (fu, fl) of equation (2) (both (N, 2))
+        where each acts, else 0: max(k·δ ± c·v, 0)·[δ > 0] (a limit not given: δ = −∞,
+        force 0); the step [δ > 0] as heaviside(δ, 0) and 0 as an array, as numpy's
+        calls on a few floats cost their conversions more than their arithmetic."""
+        delta = (x[..., None] - p.limits) * p.sign
+        force = np.maximum(p.k2 * delta + p.c2 * v[..., None], p.zero)
+        return delta, force * np.heaviside(delta, p.zero)
 
     @classmethod
     def _force(cls, x, v, p):
-        """f of equation (2)."""
-        fu, fl, on_u, on_l = cls._contacts(x, v, p)
-        return np.where(on_u, fu, 0.0) - np.where(on_l, fl, 0.0)
-
-    @classmethod
-    def _law(cls, x, v, p):
-        """f and its derivatives df/dx, df/dv of equation (2)."""
-        fu, fl, on_u, on_l = cls._contacts(x, v, p)
-        f = np.where(on_u, fu, 0.0) - np.where(on_l, fl, 0.0)
-        on = on_u | on_l                 # the two contacts never act together (lower < upper)
-        return f, np.where(on, p.k, 0.0), np.where(on, p.c, 0.0)
+        """f of equation (2) (x, v: (N,) or (T, N))."""
+        _, contact = cls._contacts(x, v, p)
+        return contact[..., 0] - contact[..., 1]
 
     @classmethod
     def switch_names(cls, group):
@@ -94,15 +115,18 @@ class Stop(ElementType):
 
     @classmethod
     def switching_functions(cls, t, x, xp, p):
-        v = x[:, 0] - x[:, 1]
-        du, dl = x[:, 2] - p.upper, p.lower - x[:, 2]
-        ratio = p.c / p.k
-        gu = np.where(np.isfinite(p.upper), np.minimum(du, du + ratio * v), -1.0)   # (3)
-        gl = np.where(np.isfinite(p.lower), np.minimum(dl, dl - ratio * v), -1.0)   # (3)
-        return np.stack([gu, gl], axis=1)
+        fast = compiled.twin("stop", p.warmup)
+        if fast is not None:
+            return fast.switching_functions(x, p.lower, p.upper, p.k, p.c)
+        delta = (x[:, 2, None] - p.limits) * p.sign
+        g = np.minimum(delta, delta + p.ratio2 * (x[:, 0] - x[:, 1])[:, None])   # (3)
+        return np.where(p.given, g, -1.0)
 
     @classmethod
     def residual(cls, t, x, xp, p):
+        fast = compiled.twin("stop", p.warmup)
+        if fast is not None:
+            return fast.residual(x, xp, p.lower, p.upper, p.k, p.c)
         v = x[:, 0] - x[:, 1]
         f = cls._force(x[:, 2], v, p)                               # (2)
         out = np.empty((x.shape[0], 3))                             # (1)
@@ -111,17 +135,14 @@ class Stop(ElementType):
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
-        n = x.shape[0]
-        _, gx, gv = cls._law(x[:, 2], x[:, 0] - x[:, 1], p)
-        dfdx = np.zeros((n, 3, 3)); dfdxp = np.zeros((n, 3, 3))
-        for row, sign in ((0, 1.0), (1, -1.0)):
-            dfdx[:, row, 0] = sign * gv
-            dfdx[:, row, 1] = -sign * gv
-            dfdx[:, row, 2] = sign * gx
-        dfdx[:, 2, 0] = -1.0
-        dfdx[:, 2, 1] = 1.0
-        dfdxp[:, 2, 2] = 1.0
-        return dfdx, dfdxp
+        fast = compiled.twin("stop", p.warmup)
+        if fast is not None:
+            return fast.jacobian(x, xp, p.lower, p.upper, p.k, p.c)
+        # df/dx = k, df/dv = c where a contact pushes (the two never act together, as
+        # lower < upper), else 0
+        _, contact = cls._contacts(x[:, 2], x[:, 0] - x[:, 1], p)
+        on = (contact[:, 0] + contact[:, 1]) > 0.0      # each force is ≥ 0
+        return np.where(on[:, None, None], p.dfdx_on, p.dfdx_apart), p.dfdxp
 
     @classmethod
     def compute_outputs(cls, t, x, xp, p):

@@ -33,9 +33,12 @@ PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
 # the variants each twin computes (the others fall back to numpy): the framework joints
 # in every model, with and without a switched-off row; the beam (mass=lumped) with
 # stiffening on and off, off with the reference frame's ω and q as 7 extra variables
-# ("n_extra", not a parameter)
+# ("n_extra", not a parameter); a stop with one limit or two, friction with and without
+# a Stribeck peak
 VARIANTS = {"body": [{}], "beam": [{}, {"stiffening": "off"},
                                    {"stiffening": "off", "n_extra": 7}],
+            "stop": [{}, {"lower": -np.inf}, {"upper": np.inf}],
+            "friction": [{}, {"Fs": None}],
             "spherical": [PLAIN_BALL, {**PLAIN_BALL, "inactive": [1]},
                                         {**PLAIN_BALL, "model": "velocity"},
                                         {**PLAIN_BALL, "model": "velocity", "inactive": [1]},
@@ -62,7 +65,8 @@ def _group(keyword, n, seed, variant):
 
 def _kernels(monkeypatch, path, etype, x, xp, p):
     monkeypatch.setenv(compiled.ENVIRONMENT, path)
-    return (etype.residual(0.3, x, xp, p),) + tuple(etype.jacobian(0.3, x, xp, p))
+    switching = (etype.switching_functions(0.3, x, xp, p),) if etype.switch_names(p) else ()
+    return (etype.residual(0.3, x, xp, p),) + tuple(etype.jacobian(0.3, x, xp, p)) + switching
 
 
 @needs_numba
@@ -72,13 +76,15 @@ def _kernels(monkeypatch, path, etype, x, xp, p):
 @pytest.mark.parametrize("n", [1, 4, 17])
 def test_compiled_kernels_equal_the_numpy_reference(keyword, variant, form, n, monkeypatch):
     assert set(VARIANTS) == set(compiled.TWINNED)
+    if form == "init" and not element_types()[keyword].has_init_form:
+        pytest.skip(f"{keyword} has no initialisation form")
     for seed in range(3):
         etype, p, x, xp = _group(keyword, n, seed, variant)
         if form == "init" and etype.has_init_form:     # (else the same equations)
             p = initialisation_params(etype, p)
         reference = _kernels(monkeypatch, "numpy", etype, x, xp, p)
         twin = _kernels(monkeypatch, "numba", etype, x, xp, p)
-        for name, a, b in zip(("F", "dF/dx", "dF/dx'"), reference, twin):
+        for name, a, b in zip(("F", "dF/dx", "dF/dx'", "switching"), reference, twin):
             assert a.shape == b.shape
             np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max(),
                                        err_msg=f"{keyword} ({form}, N={n}): {name}")

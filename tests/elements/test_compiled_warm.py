@@ -83,7 +83,7 @@ def _dispatchers():
     """Every compiled function of every twin module: name -> its compiled signatures."""
     import importlib
     out = {}
-    for name in ("body", "spherical", "joint", "beam"):
+    for name in ("body", "spherical", "joint", "beam", "stop", "friction"):
         module = importlib.import_module(f"circuitsim.elements.compiled.{name}")
         for attr, value in vars(module).items():      # the entry points (helpers inline)
             if hasattr(value, "signatures") and not attr.startswith("_"):

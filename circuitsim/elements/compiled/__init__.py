@@ -1,8 +1,8 @@
 """Compiled twins of element kernels whose cost is arithmetic (numba, the optional
 ``fast`` extra), and the one switch that chooses between them and the numpy reference:
 the body's, the ball joint's (rigid models), the joint framework's (the run form of
-every model, for the joint types without added terms of their own) and the beam's
-(mass=lumped).
+every model, for the joint types without added terms of their own), the beam's
+(mass=lumped), the end stop's and friction's.
 
 1. The numpy kernel in the element's module is the reference; its twin here computes
    the same equations, equal to it to rounding, in one loop over the instances.
@@ -43,13 +43,14 @@ CHOICES = ("auto", "numpy", "numba")
 # more than numpy, at 0.1 s the same as numpy (N = 4, 16, 64, the double pendulum)
 LOAD_SECONDS = 0.1
 
-# keywords of the element types with a twin here: body.py, spherical.py, beam.py, and
-# joint.py for every joint type built from the joint framework without added terms
+# keywords of the element types with a twin here: body.py, spherical.py, beam.py,
+# stop.py, friction.py, and joint.py for every joint type built from the joint framework
+# without added terms
 FRAMEWORK_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed",
                     "norotation", "pointplane")
-TWINNED = ("body", "spherical", "beam") + FRAMEWORK_JOINTS
+TWINNED = ("body", "spherical", "beam", "stop", "friction") + FRAMEWORK_JOINTS
 # the twin modules here (each with its EXPORTS for the extension built ahead of time)
-MODULES = ("body", "joint", "spherical", "beam")
+MODULES = ("body", "joint", "spherical", "beam", "stop", "friction")
 
 _twins: dict = {}
 

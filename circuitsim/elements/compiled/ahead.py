@@ -40,9 +40,9 @@ EXTENSION = "circuitsim_twins"
 # the types of EXPORTS: arguments of any memory layout (the compiled code reads their
 # strides, so a view is read right), results as the kernels make them (C order)
 ARGUMENTS = {"f1": "float64[:]", "f2": "float64[:, :]", "f3": "float64[:, :, :]",
-             "i1": "int64[:]", "i": "int64", "b": "boolean"}
+             "i1": "int64[:]", "b1": "boolean[:]", "i": "int64", "b": "boolean"}
 RESULTS = {"f2": "float64[:, ::1]", "f3": "float64[:, :, ::1]"}
-_DTYPES = {"f": np.dtype(np.float64), "i": np.dtype(np.int64)}
+_DTYPES = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "b": np.dtype(np.bool_)}
 _SCALARS = {"i": (int, np.integer), "b": (bool, np.bool_)}
 
 _loaded: list = []          # [(the extension, its argument types) or None], once per process
