@@ -12,7 +12,7 @@ import pytest
 
 from helpers import REPO
 
-from circuitsim.elements import compiled
+from circuitsim.elements import compiled, element_types
 from circuitsim.elements.base import initialisation_params
 from circuitsim.elements.compiled import ahead, warm
 
@@ -42,6 +42,8 @@ def built(tmp_path_factory):
 def with_extension(built, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(built))
     monkeypatch.setattr(ahead, "_loaded", [])
+    monkeypatch.setattr(ahead, "_kernels", {})
+    monkeypatch.setattr(ahead, "_calls_left", [ahead.SWITCH_CALLS])
     assert ahead.extension() is not None
     return built
 
@@ -49,6 +51,7 @@ def with_extension(built, monkeypatch):
 def test_without_the_extension_there_is_no_ahead_twin(monkeypatch, tmp_path):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(ahead, "_loaded", [])
+    monkeypatch.setattr(ahead, "_kernels", {})
     assert ahead.twin("body") is None
     assert not list(tmp_path.iterdir())
 
@@ -65,6 +68,8 @@ def test_the_extension_is_named_by_the_cache_key(with_extension):
 def test_the_extension_equals_the_numpy_reference(keyword, variant, form, with_extension,
                                                  monkeypatch):
     """auto with the extension: the same checks as the numba twins', N = 1 and 17."""
+    if form == "init" and not element_types()[keyword].has_init_form:
+        pytest.skip(f"{keyword} has no initialisation form")
     for n, seed in ((1, 0), (17, 1)):
         etype, p, x, xp = _group(keyword, n, seed, variant)
         if form == "init":
@@ -72,10 +77,14 @@ def test_the_extension_equals_the_numpy_reference(keyword, variant, form, with_e
         reference = _kernels(monkeypatch, "numpy", etype, x, xp, p)
         p.warmup.budget.seconds = 1e9        # the extension needs no warm-up budget
         built = _kernels(monkeypatch, "auto", etype, x, xp, p)
-        for name, a, b in zip(("F", "dF/dx", "dF/dx'"), reference, built):
+        numba_twins = _kernels(monkeypatch, "numba", etype, x, xp, p)
+        for name, a, b, c in zip(("F", "dF/dx", "dF/dx'", "switching"), reference, built,
+                                 numba_twins):
             assert a.shape == b.shape
             np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max(),
                                        err_msg=f"{keyword} ({form}, N={n}): {name}")
+            # the same arithmetic as numba's twins, bit for bit (contract item 4)
+            np.testing.assert_array_equal(b, c, err_msg=f"{keyword} ({form}, N={n}): {name}")
 
 
 def test_auto_takes_the_extension_from_the_first_call(with_extension, monkeypatch):
@@ -106,6 +115,26 @@ def test_views_are_read_through_their_strides_and_other_types_go_to_numba(
     assert kernels.residual(x.astype(np.float32), xp, *args) == ("numba's", np.float32)
     assert kernels.residual(x, xp, p.m, p.Jc, p.gyro, p.g, 1.5)[0] == "numba's"
     assert kernels.residual(x, xp, *args[:-1])[0] == "numba's"
+
+
+def test_past_the_switch_the_kernels_are_numbas(with_extension, monkeypatch):
+    """Contract item 4: after SWITCH_CALLS calls the namespace runs numba's twins, with
+    the same numbers bit for bit; without a warm numba cache the extension stays."""
+    etype, p, x, xp = _group("stop", 3, 0, {})
+    args = (x, xp, p.lower, p.upper, p.k, p.c)
+    monkeypatch.setattr(warm, "ready", lambda: False)
+    monkeypatch.setattr(ahead, "_calls_left", [2])
+    kernels = ahead.twin("stop")
+    first = [kernels.residual(*args) for _ in range(3)]
+    assert kernels.residual.__name__ == "stop_residual"          # no warm cache: kept
+    monkeypatch.setattr(warm, "ready", lambda: True)
+    monkeypatch.setattr(ahead, "_calls_left", [2])
+    later = [kernels.residual(*args) for _ in range(3)]
+    numba_twin = importlib.import_module("circuitsim.elements.compiled.stop")
+    assert kernels.residual is numba_twin.residual
+    assert ahead.twin("stop") is kernels
+    for a in first + later:
+        np.testing.assert_array_equal(a, first[0])
 
 
 def test_a_run_with_the_extension_imports_no_numba(with_extension):

@@ -9,7 +9,8 @@ The same machine code in an extension module loads in about 10 ms, so ``auto`` r
 from a group's first call, with no warm-up budget (contract of compiled/__init__.py).
 
 1. Each twin module declares ``EXPORTS``: for each kernel, the types of its result and
-   arguments (float64 and int64 arrays of any layout, int64 and bool scalars).
+   arguments (float64, int64 and bool arrays of any layout, int64 and bool scalars),
+   those made at every call (x, x', an input's value) marked ``*`` and first.
 2. ``build()`` compiles them into ``circuitsim_twins`` in the twins' cache directory,
    under a name carrying the cache key (the twins' sources, numba's, Python's and the
    machine's versions: warm.cache_key), so a file is never stale. Written to a
@@ -20,11 +21,18 @@ from a group's first call, with no warm-up budget (contract of compiled/__init__
    shared between machines of one architecture stays valid. A call with arguments of
    other types (an array of other dimensions or dtype: the extension raises TypeError)
    runs numba's twin instead.
+4. Rent or buy: the extension's kernels check their arguments in Python, about 1.5 us a
+   call more than numba's twins. Once a process has made ``SWITCH_CALLS`` calls, which
+   cost about what loading numba does, the namespaces handed out run numba's twins from
+   its warm cache (the same machine code, the same results bit for bit): a run of a few
+   seconds never imports numba, a long one pays the load once.
 """
 import importlib
 import importlib.machinery
 import importlib.util
 import json
+import math
+import operator
 import os
 import shutil
 import tempfile
@@ -34,7 +42,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import warm
+from . import available, warm
 
 EXTENSION = "circuitsim_twins"
 # the types of EXPORTS: arguments of any memory layout (the compiled code reads their
@@ -46,6 +54,11 @@ _DTYPES = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "b": np.dtype(np.
 _SCALARS = {"i": (int, np.integer), "b": (bool, np.bool_)}
 
 _loaded: list = []          # [(the extension, its argument types) or None], once per process
+_kernels: dict = {}         # {twin module: its namespace of kernels, or None}
+# contract item 4: numba's load (about 0.45 s) against the extension's extra cost per call
+# (its argument checks, about 1.5 us): past this many calls numba's twins are cheaper
+SWITCH_CALLS = 300_000
+_calls_left = [SWITCH_CALLS]
 
 
 def path() -> Path:
@@ -77,46 +90,91 @@ def _load():
 
 
 def twin(module: str):
-    """The kernels of the twin module ``module`` from the extension, or None."""
+    """The kernels of the twin module ``module`` from the extension (one namespace per
+    module and process), or None."""
+    if module in _kernels:
+        return _kernels[module]
     built = extension()
-    if built is None:
-        return None
-    ext, types = built
-    prefix = f"{module}_"                       # the extension's names: <module>_<kernel>
-    kernels = {name[len(prefix):]: _checked(getattr(ext, name), types[name], module,
-                                            name[len(prefix):])
-               for name in types if name.startswith(prefix)}
-    return SimpleNamespace(**kernels) if kernels else None
+    kernels = None
+    if built is not None:
+        ext, types = built
+        prefix = f"{module}_"                   # the extension's names: <module>_<kernel>
+        found = {name[len(prefix):]: _checked(getattr(ext, name), types[name], module,
+                                              name[len(prefix):])
+                 for name in types if name.startswith(prefix)}
+        kernels = SimpleNamespace(**found) if found else None
+    _kernels[module] = kernels
+    return kernels
+
+
+def _to_numba() -> None:
+    """Contract item 4: the calls have paid for loading numba's twins; from now on every
+    namespace handed out runs them (the same machine code's results, bit for bit), if
+    numba's cache is warm; else the extension stays."""
+    _calls_left[0] = math.inf
+    if not (available() and warm.ready()):
+        return
+    for module, kernels in _kernels.items():
+        if kernels is not None:
+            jit = importlib.import_module(f"{__package__}.{module}")
+            for kernel in vars(kernels):
+                setattr(kernels, kernel, getattr(jit, kernel))
 
 
 def signature(result, arguments) -> str:
     """The numba signature of an EXPORTS entry."""
     out = (f"Tuple(({', '.join(RESULTS[r] for r in result)}))" if isinstance(result, tuple)
            else RESULTS[result])
-    return f"{out}({', '.join(ARGUMENTS[a] for a in arguments)})"
+    return f"{out}({', '.join(ARGUMENTS[a.rstrip('*')] for a in arguments)})"
 
 
 def _checked(compiled_kernel, arguments: str, module: str, kernel: str):
     """The extension's kernel behind a check of its arguments' types: its compiled
-    wrapper trusts them (a float32 array would be read as float64), so arguments of
-    other types go to numba's twin instead."""
-    expected = tuple((_DTYPES[a[0]], int(a[1])) if len(a) == 2 else _SCALARS[a]
-                     for a in arguments.split())
+    wrapper trusts them (a float32 array would be read as float64, a list would crash
+    it), so arguments of other types go to numba's twin instead. The arguments made at
+    every call (marked ``*``, first) are checked at every call, the group's parameters
+    when they are not the objects that passed the check at the call before."""
+    kinds = arguments.split()
+    per_call = sum(kind.endswith("*") for kind in kinds)
+    expected = [_DTYPES[k[0]] if len(k) == 2 else _SCALARS[k] for k in
+                (kind.rstrip("*") for kind in kinds)]
+    ndims = [int(k[1]) if len(k) == 2 else None for k in (kind.rstrip("*") for kind in kinds)]
+    made = list(zip(expected[:per_call], ndims[:per_call]))
+    given = list(zip(expected[per_call:], ndims[per_call:]))
+    passed = [object()] * len(given)          # the parameters that passed last
 
     def call(*args):
-        if len(args) == len(expected):
-            for value, want in zip(args, expected):
-                if type(value) is np.ndarray:
-                    if (value.dtype, value.ndim) != want:
-                        break
-                elif not isinstance(value, want):
-                    break
-            else:
+        _calls_left[0] -= 1
+        if _calls_left[0] <= 0:
+            _to_numba()
+        if len(args) == len(kinds) and _of_types(args[:per_call], made):
+            params = args[per_call:]
+            if all(map(operator.is_, params, passed)) or _remembered(params, given, passed):
                 return compiled_kernel(*args)
         jit = importlib.import_module(f"{__package__}.{module}")
         return getattr(jit, kernel)(*args)
     call.__name__ = f"{module}_{kernel}"
     return call
+
+
+def _of_types(values, types) -> bool:
+    for value, (want, ndim) in zip(values, types):
+        if type(value) is np.ndarray:
+            if value.dtype != want or value.ndim != ndim:
+                return False
+        elif ndim is not None or not isinstance(value, want):
+            return False
+    return True
+
+
+def _remembered(params, types, passed) -> bool:
+    """Whether ``params`` are of ``types``; if so they are kept in ``passed``."""
+    if not _of_types(params, types):
+        return False
+    passed[:] = params
+    return True
+
+
 def build(modules) -> bool:
     """Compile the kernels of the twin modules named in ``modules`` into the extension
     (contract item 2); True when it was built."""

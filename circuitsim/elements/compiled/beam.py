@@ -16,7 +16,7 @@ NROWS = 2 * NV                       # the beam's rows (beam.NROWS)
 H_CS = 1e-30                         # the complex step (beam.H_CS)
 # the kernels' types for the extension built ahead of time (ahead.py): x, k, eta, l0, x1,
 # x2, rho1, rho2, rref, linear -> F, or (dF/dx, dF/dx')
-_ARGS = ("f2", "f2", "f1", "f1", "f2", "f2", "f3", "f3", "f2", "b")
+_ARGS = ("f2*", "f2", "f1", "f1", "f2", "f2", "f3", "f3", "f2", "b")
 EXPORTS = {"residual": ("f2", _ARGS), "jacobian": (("f3", "f3"), _ARGS)}
 # (measure, frame i, column j, frame i2, column j2, coefficient) of m1, m3, m5 (beam._PAIRS)
 _PAIRS = ((1, 0, 2, 1, 1, 0.5), (1, 0, 1, 1, 2, -0.5),

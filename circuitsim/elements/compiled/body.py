@@ -6,8 +6,9 @@ from numba import njit
 
 NB = 16                              # the body's local variables and rows (body.NB)
 # the kernels' types for the extension built ahead of time (ahead.py: "f2" a 2-D float64
-# array, "b" a bool, ...): x, x', m, Jc, γ, g, init -> F, or (dF/dx, dF/dx')
-_ARGS = ("f2", "f2", "f1", "f3", "f1", "f2", "b")
+# array, "b" a bool, "*" made at every call): x, x', m, Jc, γ, g, init -> F, or
+# (dF/dx, dF/dx')
+_ARGS = ("f2*", "f2*", "f1", "f3", "f1", "f2", "b")
 EXPORTS = {"residual": ("f2", _ARGS), "jacobian": (("f3", "f3"), _ARGS)}
 
 

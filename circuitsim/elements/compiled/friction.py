@@ -10,7 +10,7 @@ from numba import njit
 
 # the kernels' types for the extension built ahead of time (ahead.py): x, Fc(t), Fs, Fs
 # given, vs, b, veps -> F or dF/dx
-_ARGS = ("f2", "f1", "f1", "b1", "f1", "f1", "f1")
+_ARGS = ("f2*", "f1*", "f1", "b1", "f1", "f1", "f1")
 EXPORTS = {"residual": ("f2", _ARGS), "jacobian": ("f3", _ARGS)}
 
 @njit(cache=True)

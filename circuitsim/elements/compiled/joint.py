@@ -16,7 +16,7 @@ NV2 = 26                                   # the two frames' variables
 # rot_a, rot_b, axes, kappa, damp, active, kinds, npp, global_normals, model after x (and
 # x' for the residual) -> F or dF/dx
 _ARGS = ("f3", "f2", "f2", "f3", "f3", "f3", "f2", "f2", "f2", "i1", "i", "b", "i")
-EXPORTS = {"residual": ("f2", ("f2", "f2") + _ARGS), "jacobian": ("f3", ("f2",) + _ARGS)}
+EXPORTS = {"residual": ("f2", ("f2*", "f2*") + _ARGS), "jacobian": ("f3", ("f2*",) + _ARGS)}
 VELOCITY, POSITION, ELASTIC = 0, 1, 2      # the models (joint.MODELS order)
 ROT, TRANS, ROT2 = 0, 1, 2                 # the flange kinds (ROT2: axis fixed in frame 2)
 # rows of the per-instance vector scratch: the arms and velocities, then temporaries

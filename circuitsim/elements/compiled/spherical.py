@@ -13,8 +13,8 @@ NV2, M = 26, 3                       # the two frames' variables; the three cons
 L0, M0 = NV2, NV2 + M                # the first λ and μ row (and column)
 # the kernels' types for the extension built ahead of time (ahead.py): x, normals, x1,
 # x2, active, position (and ½ d²N/dq² for the Jacobian) -> F or dF/dx
-EXPORTS = {"residual": ("f2", ("f2", "f3", "f2", "f2", "f2", "b")),
-           "jacobian": ("f3", ("f2", "f3", "f2", "f2", "f2", "b", "f2"))}
+EXPORTS = {"residual": ("f2", ("f2*", "f3", "f2", "f2", "f2", "b")),
+           "jacobian": ("f3", ("f2*", "f3", "f2", "f2", "f2", "b", "f2"))}
 # the rows of E(q) as entries of q (constraints._angle_gradient): E[k, j] = sign·q[index]
 E_INDEX = np.array([[1, 2, 3], [0, 3, 2], [3, 0, 1], [2, 1, 0]])
 E_SIGN = np.array([[-1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0], [1.0, -1.0, 1.0]])

@@ -9,9 +9,9 @@ from numba import njit
 # the kernels' types for the extension built ahead of time (ahead.py): x (and x'), lower,
 # upper, k, c -> F, (dF/dx, dF/dx') or the switching functions
 _LIMITS = ("f1", "f1", "f1", "f1")
-EXPORTS = {"residual": ("f2", ("f2", "f2") + _LIMITS),
-           "jacobian": (("f3", "f3"), ("f2", "f2") + _LIMITS),
-           "switching_functions": ("f2", ("f2",) + _LIMITS)}
+EXPORTS = {"residual": ("f2", ("f2*", "f2*") + _LIMITS),
+           "jacobian": (("f3", "f3"), ("f2*", "f2*") + _LIMITS),
+           "switching_functions": ("f2", ("f2*",) + _LIMITS)}
 
 @njit(cache=True)
 def _law(x, v, lower, upper, k, c):
