@@ -28,9 +28,7 @@ every model, for the joint types without added terms of their own), the beam's
    call, with no budget and without importing numba (about 10 ms to load, against about
    0.45 s for numba and its cache); ``numba`` still runs numba's twins.
 """
-import functools
 import importlib
-import importlib.util
 import math
 import os
 import sys
@@ -51,6 +49,8 @@ FRAMEWORK_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed"
 TWINNED = ("body", "spherical", "beam", "stop", "friction") + FRAMEWORK_JOINTS
 # the twin modules here (each with its EXPORTS for the extension built ahead of time)
 MODULES = ("body", "joint", "spherical", "beam", "stop", "friction")
+
+from .warm import available  # noqa: E402  (whether numba can be imported)
 
 _twins: dict = {}
 
@@ -106,12 +106,6 @@ def choice() -> str:
     if value not in CHOICES:
         raise ValueError(f"{ENVIRONMENT}={value!r}: expected one of {', '.join(CHOICES)}")
     return value
-
-
-@functools.cache
-def available() -> bool:
-    """Whether numba can be imported (without importing it)."""
-    return importlib.util.find_spec("numba") is not None
 
 
 def twin(module: str, warmup: Warmup):

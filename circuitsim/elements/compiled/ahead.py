@@ -42,7 +42,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import available, warm
+from . import warm
 
 EXTENSION = "circuitsim_twins"
 # the types of EXPORTS: arguments of any memory layout (the compiled code reads their
@@ -112,7 +112,7 @@ def _to_numba() -> None:
     namespace handed out runs them (the same machine code's results, bit for bit), if
     numba's cache is warm; else the extension stays."""
     _calls_left[0] = math.inf
-    if not (available() and warm.ready()):
+    if not (warm.available() and warm.ready()):
         return
     for module, kernels in _kernels.items():
         if kernels is not None:

@@ -12,8 +12,10 @@ disk cache, and then leaves the marker below.
    ``__pycache__`` beside the twins when it is writable, else numba's per-user cache
    directory; deleting that cache deletes the marker with it.
 """
+import functools
 import hashlib
 import importlib.metadata
+import importlib.util
 import os
 import platform
 import subprocess
@@ -27,6 +29,12 @@ PACKAGE_HOME = HERE.parents[2]           # the directory that holds the circuits
 # of every twin takes 1-3 minutes on a loaded 2-core machine)
 LOCK_SECONDS = 900.0
 WARM_UP = "circuitsim.warmup"     # the module that compiles every twin and calls write_marker
+
+@functools.cache
+def available() -> bool:
+    """Whether numba can be imported (without importing it)."""
+    return importlib.util.find_spec("numba") is not None
+
 
 def _numba_version() -> str:
     try:
