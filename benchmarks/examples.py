@@ -46,7 +46,10 @@ def run_example(tree: Path, name: str, out_dir: Path, python: str) -> tuple:
     studies = re.search(r"^\.study", (tree / netlist).read_text(), re.MULTILINE | re.IGNORECASE)
     cmd = [python, "-m", "circuitsim", "run", str(netlist), "--out", str(out_dir / f"{name}.npz")]
     cmd += ["--all-studies"] if studies else []
-    env = dict(os.environ, PYTHONPATH=str(tree), **SINGLE_THREAD)
+    # each tree's own component library first (a shared editable install points the
+    # library search at one checkout's library/)
+    env = dict(os.environ, PYTHONPATH=str(tree), CIRCUITSIM_PATH=str(tree / "library"),
+               **SINGLE_THREAD)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, env=env)
@@ -67,19 +70,25 @@ def tolerance(tree: Path, name: str) -> tuple:
 
 
 def results_gap(old_dir: Path, new_dir: Path, name: str, rtol: float, atol: float) -> float:
-    """Largest |new - old| of any recorded variable of the example's .npz files, in units of
-    rtol·max|old| + atol of that variable; inf when the files do not match in shape."""
+    """Largest |new - old| of any variable recorded by both versions in the example's .npz
+    files, in units of rtol·max|old| + atol of that variable (a newer version may record
+    more); inf when a file is missing or the output times differ."""
     worst = 0.0
     for new_file in sorted(new_dir.glob(f"{name}*.npz")):
         old_file = old_dir / new_file.name
         if not old_file.exists():
             return float("inf")
         old, new = np.load(old_file), np.load(new_file)
-        if (list(old["names"]) != list(new["names"]) or old["data"].shape != new["data"].shape
-                or not np.array_equal(old["time"], new["time"])):
+        if not np.array_equal(old["time"], new["time"]):
             return float("inf")
-        scale = rtol * np.max(np.abs(old["data"]), axis=0) + atol
-        gap = np.max(np.abs(new["data"] - old["data"]), axis=0) / scale
+        new_at = {n: i for i, n in enumerate(new["names"])}
+        both = [(i, new_at[n]) for i, n in enumerate(old["names"]) if n in new_at]
+        if not both:
+            continue
+        before = old["data"][:, [i for i, _ in both]]
+        after = new["data"][:, [j for _, j in both]]
+        scale = rtol * np.max(np.abs(before), axis=0) + atol
+        gap = np.max(np.abs(after - before), axis=0) / scale
         worst = max(worst, float(np.nanmax(gap)) if gap.size else 0.0)
     return worst
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..elements.declarations import FRAME_VARS
 from ..errors import Loc
-from ..runtime.graphs import has_cycle
+from ..runtime.graphs import biconnected_components, has_cycle
+from ..solver.lapack import pivoted_qr
 
 RANK_TOL = 1e-9          # relative pivot size below which a loop row is redundant
 IMPLIED_TOL = 1e-6       # relative coefficient for a row to count as "repeated"
@@ -198,11 +199,8 @@ def analyse(system, y: np.ndarray) -> Mobility:
 
 def _loops(edges) -> list:
     """The biconnected blocks of the body–joint graph, none when it has no cycle (a tree
-    of joints, the usual chain: networkx need not be imported then)."""
-    if not has_cycle(edges):
-        return []
-    import networkx as nx
-    return list(nx.biconnected_components(nx.Graph(edges)))
+    of joints, the usual chain)."""
+    return biconnected_components(edges) if has_cycle(edges) else []
 
 
 def conditioning(system, y: np.ndarray, max_rows: int | None = None):
@@ -251,9 +249,7 @@ def _loop_redundancy(rows, blocks, idx, n) -> list:
     M = _dense([blocks[j] for j in idx], n)
     if not M.shape[1]:
         return []
-    import scipy.linalg   # on use: ~60 ms of import
-    _, diag, perm = scipy.linalg.qr(M.T, mode="economic", pivoting=True)
-    d = np.abs(np.diag(diag)) if diag.ndim == 2 else np.abs(diag)
+    d, perm = pivoted_qr(M.T)
     rank = int(np.sum(d > RANK_TOL * max(d.max(initial=0.0), 1e-300)))
     independent = perm[:rank]
     out = []

@@ -1,6 +1,5 @@
 """Undirected-graph helpers for the netlist checks and the mobility analysis: what they
-need of networkx, without its import (0.1 to 0.15 s of every run). networkx
-is still loaded where a mechanism has closed loops (their blocks, assembly/mobility.py).
+need of networkx, without its import (0.1 to 0.15 s of every run).
 """
 from __future__ import annotations
 
@@ -55,6 +54,57 @@ def has_cycle(edges) -> bool:
     graph) when written the same way round."""
     uf = UnionFind()
     return any(uf.union(a, b) for a, b in dict.fromkeys(edges))
+
+
+def biconnected_components(edges) -> list:
+    """The node sets of the biconnected blocks of the simple graph of ``edges`` (pairs),
+    in networkx's order: Hopcroft and Tarjan's depth-first search from the nodes in the
+    order first seen, each node's neighbours in the order their edges come; a block is
+    given when its last edge is popped off the edge stack (a bridge is a block of two)."""
+    adjacency: dict = {}
+    for a, b in edges:
+        adjacency.setdefault(a, {})[b] = None
+        adjacency.setdefault(b, {})[a] = None
+    blocks, visited = [], set()
+    for start in adjacency:
+        if start in visited:
+            continue
+        discovery, low = {start: 0}, {start: 0}
+        visited.add(start)
+        edge_stack, edge_index = [], {}
+        stack = [(start, start, iter(adjacency[start]))]
+        while stack:
+            grandparent, parent, children = stack[-1]
+            child = next(children, _DONE)
+            if child is not _DONE:
+                if child == grandparent:
+                    continue
+                if child in visited:
+                    if discovery[child] <= discovery[parent]:                # back edge
+                        low[parent] = min(low[parent], discovery[child])
+                        edge_index[parent, child] = len(edge_stack)
+                        edge_stack.append((parent, child))
+                else:
+                    low[child] = discovery[child] = len(discovery)
+                    visited.add(child)
+                    stack.append((parent, child, iter(adjacency[child])))
+                    edge_index[parent, child] = len(edge_stack)
+                    edge_stack.append((parent, child))
+                continue
+            stack.pop()
+            if len(stack) > 1 and low[parent] < discovery[grandparent]:
+                low[grandparent] = min(low[parent], low[grandparent])
+                continue
+            if stack:               # parent's subtree is a block (or grandparent is the root)
+                at = edge_index[grandparent, parent]
+                blocks.append({node for edge in edge_stack[at:] for node in edge})
+                del edge_stack[at:]
+                if len(stack) > 1:
+                    low[grandparent] = min(low[parent], low[grandparent])
+    return blocks
+
+
+_DONE = object()
 
 
 def forest_path(adjacency: dict, a, b) -> list:

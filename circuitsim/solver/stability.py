@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .history import GAMMA
+from .lapack import generalized_eigenvalues
 
 COMPLIANT_MAX_ORDER = 4  # BDF5 amplifies a lightly damped joint vibration at h omega ~ 1-5
 LIGHT_DAMPING = 0.3      # compliant problem: modes below this damping ratio are watched
@@ -59,9 +60,8 @@ class ModeGuard:
                 return np.zeros(0, complex)
             M = _dense(newton.mass())
             A = _dense(newton.matrix) - newton.cj_lu * M
-            import scipy.linalg   # on use: ~60 ms of import
             with np.errstate(all="ignore"):
-                lam = scipy.linalg.eigvals(-A, M)
+                lam = generalized_eigenvalues(-A, M)
             lam = lam[np.isfinite(lam) & (lam.imag > 0) & (lam.real < 0)]
             zeta = -lam.real / np.abs(lam)
             self.modes = lam[zeta < LIGHT_DAMPING]

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from helpers import NETLISTS
 
 from circuitsim.solver import lapack
+from circuitsim.solver.lapack import generalized_eigenvalues, pivoted_qr
 from circuitsim.solver.newton import BadValues, DenseLU
 from circuitsim.solver.rowmatrix import RowMatrix
 
@@ -62,12 +63,37 @@ def test_an_exactly_singular_matrix_is_refused():
         DenseLU(A, {"nlu": 0})
 
 
-@pytest.mark.parametrize("netlist", ["dcmotor", "pendulum"])
-def test_a_small_run_imports_no_scipy(netlist, tmp_path):
-    """The DC motor (an electrical and rotational circuit) and the pendulum (a body on
-    a revolute joint) run without scipy: its import is most of a small run's start."""
+def test_pivoted_qr_and_generalized_eigenvalues_are_scipys():
+    """The closed loops' redundancy check and the compliant runs' light modes: the same
+    LAPACK calls as scipy.linalg.qr(pivoting=True) and scipy.linalg.eigvals(a, b), bit
+    for bit, on rank-deficient and singular-mass cases."""
+    import scipy.linalg
+    rng = np.random.default_rng(3)
+    for shape in ((6, 3), (3, 6), (5, 5), (4, 1)):
+        a = rng.normal(size=shape)
+        a[:, -1] = a[:, 0]
+        _, R, P = scipy.linalg.qr(a, mode="economic", pivoting=True)
+        d, perm = pivoted_qr(a)
+        np.testing.assert_array_equal(d, np.abs(np.diag(R)))
+        np.testing.assert_array_equal(perm, P)
+    A = rng.normal(size=(6, 6))
+    M = np.diag([0.0, 0.0, 1.0, 2.0, 0.5, 3.0])            # a DAE's singular mass
+    M[0, 1] = 1.0
+    w, reference = generalized_eigenvalues(-A, M), scipy.linalg.eigvals(-A, M)
+    np.testing.assert_array_equal(w, reference)
+    assert np.isinf(w).sum() == 1                           # M has rank 5
+
+
+@pytest.mark.parametrize("netlist,study", [("dcmotor", None), ("pendulum", None),
+                                           ("pendulum", "soft"), ("fourbar", None)])
+def test_a_small_run_imports_no_scipy(netlist, study, tmp_path):
+    """The DC motor (an electrical and rotational circuit), the pendulum (a body on a
+    revolute joint; elastic: its lightly damped modes are looked for) and the four-bar
+    linkage (a closed loop: its redundancy checked) run without scipy: its import is
+    most of a small run's start."""
     code = ("import sys, circuitsim\n"
-            f"circuitsim.load({str(NETLISTS / (netlist + '.cir'))!r}).simulate(t_end=0.01)\n"
+            f"circuitsim.load({str(NETLISTS / (netlist + '.cir'))!r}).simulate("
+            f"study={study!r}, t_end=0.01)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=tmp_path, env={"CIRCUITSIM_KERNELS": "numpy", "PATH": ""},
