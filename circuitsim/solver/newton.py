@@ -411,12 +411,14 @@ class Newton:
         of y (multipliers included); a point whose first update of the algebraic unknowns
         is within POLISH_FIT in them (POLISH_FIT_INVARIANTS with invariant rows) is
         returned as it is: polishing would change nothing beyond the tolerance. Returns
-        the input if it fails, or if an update leaves the equations less satisfied than
-        they were at the interpolated point (in tolerance units, |F_i| / (|J_i|·tol)):
-        near a singular configuration the kept matrix can turn a residual into a large
-        change of an algebraic unknown. The iteration ends when the next update is below
-        POLISH_TOL (it is applied) or after the last allowed one, whose residual is not
-        evaluated: one residual per point fewer than testing it afterwards."""
+        the input if it fails, or if it leaves the equations less satisfied than it found
+        them (in tolerance units, |F_i| / (|J_i|·tol)): near a singular configuration the
+        kept matrix can turn a residual into a large change of an algebraic unknown. The
+        iteration ends when the next update is below POLISH_TOL (it is applied) or after
+        the last allowed one. Where the residual evaluated before the last update was
+        within the first, the residual after it is not evaluated (one residual per point
+        fewer; with a contracting iteration it is smaller still); where it was not, it
+        is, and the point is kept only if that final residual is within the first."""
         if self.lu is None:
             return y, yp
         y_new, yp_new = y.copy(), yp.copy()
@@ -433,24 +435,27 @@ class Newton:
             size = self.magnitude @ tol                 # a row's terms at tolerance size
             size[size == 0] = 1.0
             misfit = np.max(np.abs(res) / size)
+            within = True          # the misfit last evaluated after an update within the first
             for k in range(iters):
                 if not np.isfinite(delta).all():
                     return y, yp
                 y_new[algebraic] += delta[algebraic]
                 yp_new[differential] += self.cj_lu * delta[differential]
-                if k + 1 == iters:
-                    break
+                last = k + 1 == iters
+                if last and within:
+                    break                  # its residual is not evaluated (see above)
                 res = self._polished_rows(t, y_new, yp_new)
-                if not np.max(np.abs(res) / size) <= misfit:
-                    return y, yp                        # the update made it worse
+                within = np.max(np.abs(res) / size) <= misfit
+                if last:
+                    break
                 delta = self.lu.solve(-res)
-                if wrms(delta * algebraic, ewt) <= POLISH_TOL:
-                    y_new[algebraic] += delta[algebraic]    # what is left: applied, and
-                    yp_new[differential] += self.cj_lu * delta[differential]
-                    break                                   # it is below POLISH_TOL
+                if within and wrms(delta * algebraic, ewt) <= POLISH_TOL:
+                    y_new[algebraic] += delta[algebraic]    # what is left is below
+                    yp_new[differential] += self.cj_lu * delta[differential]   # POLISH_TOL
+                    break
         except BadValues:
             return y, yp
-        return y_new, yp_new
+        return (y_new, yp_new) if within else (y, yp)
 
     def _polished_rows(self, t, y, yp) -> np.ndarray:
         """The residual the polish solves: every row but the invariant ones (0 there)."""

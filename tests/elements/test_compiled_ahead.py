@@ -23,33 +23,6 @@ from test_compiled import VARIANTS, _group, _kernels, needs_numba
 pytestmark = needs_numba
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The extension built into a fresh cache directory (about 20 s of compiling)."""
-    cache = tmp_path_factory.mktemp("twins-cache")
-    before = os.environ.get("NUMBA_CACHE_DIR")
-    os.environ["NUMBA_CACHE_DIR"] = str(cache)
-    try:
-        if not ahead.build(compiled.MODULES):
-            pytest.skip("the extension could not be built here (no C compiler?)")
-        return cache
-    finally:
-        if before is None:
-            del os.environ["NUMBA_CACHE_DIR"]
-        else:
-            os.environ["NUMBA_CACHE_DIR"] = before
-
-
-@pytest.fixture
-def with_extension(built, monkeypatch):
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(built))
-    monkeypatch.setattr(ahead, "_loaded", [])
-    monkeypatch.setattr(ahead, "_kernels", {})
-    monkeypatch.setattr(ahead, "_calls_left", [ahead.SWITCH_CALLS])
-    assert ahead.extension() is not None
-    return built
-
-
 def test_without_the_extension_there_is_no_ahead_twin(monkeypatch, tmp_path):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(ahead, "_loaded", [])
@@ -58,20 +31,45 @@ def test_without_the_extension_there_is_no_ahead_twin(monkeypatch, tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def test_the_extension_is_named_by_the_cache_key(with_extension):
+CHECKS = ("_named_by_the_cache_key", "_equal_to_the_numpy_reference",
+          "_views_read_through_strides_other_types_to_numba",
+          "_auto_takes_it_from_the_first_call", "_past_the_switch_the_kernels_are_numbas",
+          "_a_run_imports_no_numba")
+
+
+def test_the_extension_built_ahead(tmp_path, monkeypatch):
+    """Built once (20-40 s of compiling, one test so that one worker builds it), then
+    every check below against it, each with the process's view of it made afresh."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    if not ahead.build(compiled.MODULES):
+        pytest.skip("the extension could not be built here (no C compiler?)")
+    for name in CHECKS:
+        with monkeypatch.context() as patched:
+            patched.setattr(ahead, "_loaded", [])
+            patched.setattr(ahead, "_kernels", {})
+            patched.setattr(ahead, "_calls_left", [ahead.SWITCH_CALLS])
+            assert ahead.extension() is not None
+            globals()[name](tmp_path, patched)
+
+
+def _named_by_the_cache_key(cache, monkeypatch):
     file = ahead.path()
-    assert file.parent == with_extension and warm.cache_key() in file.name
-    assert [p for p in with_extension.iterdir() if p.name.endswith(".part")] == []
+    assert file.parent == cache and warm.cache_key() in file.name
+    assert [p for p in cache.iterdir() if p.name.endswith(".part")] == []
 
 
-@pytest.mark.parametrize("keyword,variant",
-                         [(k, v) for k in compiled.TWINNED for v in VARIANTS[k]])
-@pytest.mark.parametrize("form", ["normal", "init"])
-def test_the_extension_equals_the_numpy_reference(keyword, variant, form, with_extension,
-                                                 monkeypatch):
-    """auto with the extension: the same checks as the numba twins', N = 1 and 17."""
-    if form == "init" and not element_types()[keyword].has_init_form:
-        pytest.skip(f"{keyword} has no initialisation form")
+def _equal_to_the_numpy_reference(cache, monkeypatch):
+    """auto with the extension: the same checks as the numba twins', every variant in
+    both forms, N = 1 and 17."""
+    for keyword in compiled.TWINNED:
+        for variant in VARIANTS[keyword]:
+            for form in ("normal", "init"):
+                if form == "init" and not element_types()[keyword].has_init_form:
+                    continue
+                _variant_equal(keyword, variant, form, monkeypatch)
+
+
+def _variant_equal(keyword, variant, form, monkeypatch):
     for n, seed in ((1, 0), (17, 1)):
         etype, p, x, xp = _group(keyword, n, seed, variant)
         if form == "init":
@@ -89,7 +87,7 @@ def test_the_extension_equals_the_numpy_reference(keyword, variant, form, with_e
             np.testing.assert_array_equal(b, c, err_msg=f"{keyword} ({form}, N={n}): {name}")
 
 
-def test_auto_takes_the_extension_from_the_first_call(with_extension, monkeypatch):
+def _auto_takes_it_from_the_first_call(cache, monkeypatch):
     monkeypatch.setenv(compiled.ENVIRONMENT, "auto")
     warmup = compiled.Warmup(compiled.LOAD_SECONDS / 3)
     kernels = compiled.twin("body", warmup)
@@ -99,8 +97,7 @@ def test_auto_takes_the_extension_from_the_first_call(with_extension, monkeypatc
     assert compiled.twin("body", compiled.Warmup(1.0)).residual.py_func
 
 
-def test_views_are_read_through_their_strides_and_other_types_go_to_numba(
-        with_extension, monkeypatch):
+def _views_read_through_strides_other_types_to_numba(cache, monkeypatch):
     """A Fortran-ordered x or a strided view gives the same numbers (the extension reads
     strides); a float32 x, which the extension would read as float64, is handed to
     numba's twin instead."""
@@ -119,7 +116,7 @@ def test_views_are_read_through_their_strides_and_other_types_go_to_numba(
     assert kernels.residual(x, xp, *args[:-1])[0] == "numba's"
 
 
-def test_past_the_switch_the_kernels_are_numbas(with_extension, monkeypatch):
+def _past_the_switch_the_kernels_are_numbas(cache, monkeypatch):
     """Contract item 4: after SWITCH_CALLS calls the namespace runs numba's twins, with
     the same numbers bit for bit; without a warm numba cache the extension stays."""
     etype, p, x, xp = _group("stop", 3, 0, {})
@@ -139,7 +136,7 @@ def test_past_the_switch_the_kernels_are_numbas(with_extension, monkeypatch):
         np.testing.assert_array_equal(a, first[0])
 
 
-def test_a_run_with_the_extension_imports_no_numba(with_extension, monkeypatch):
+def _a_run_imports_no_numba(cache, monkeypatch):
     """The four-bar linkage run as a user runs it (auto, a process of its own): no numba
     in the process, and its recorded values equal to the numpy reference run's within a
     tenth of the run's tolerance over 0.3 s (rtol 1e-6; the same steps)."""
@@ -147,8 +144,8 @@ def test_a_run_with_the_extension_imports_no_numba(with_extension, monkeypatch):
             "r = circuitsim.load(sys.argv[1]).simulate(t_end=0.3); "
             "np.save(sys.argv[2], np.array([r[n] for n in r.names])); "
             "print(sys.modules.get('numba') is not None, r.stats['nsteps'])")
-    env = {**os.environ, compiled.ENVIRONMENT: "auto", "NUMBA_CACHE_DIR": str(with_extension)}
-    out = with_extension / "fourbar.npy"
+    env = {**os.environ, compiled.ENVIRONMENT: "auto", "NUMBA_CACHE_DIR": str(cache)}
+    out = cache / "fourbar.npy"
     proc = subprocess.run([sys.executable, "-c", code, "netlists/fourbar.cir", str(out)],
                           capture_output=True, text=True, env=env, cwd=str(REPO))
     assert proc.returncode == 0, proc.stderr

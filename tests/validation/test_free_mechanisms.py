@@ -44,6 +44,9 @@ def double_fourbar(model, rtol, atol, **options):
                         **options)
 
 
+# 14 s of one core: the passages' accuracy is also checked at rtol 0.97e-9 and against
+# SciPy's BDF below
+@pytest.mark.long
 def test_double_fourbar_passes_ten_flat_configurations():
     """The rockers go full circle and pass the flat configuration (a rank change of the
     constraints) ten times in 10 s; the position model at rtol 1e-9, atol 1e-9 stays on
