@@ -18,13 +18,13 @@ from a group's first call, with no warm-up budget (contract of compiled/__init__
    pycc) leaves no file, and the runs use numba's cache as before.
 3. ``twin(module)``: the kernels of one twin module from the extension, or None when it
    is not built. Machine code for the generic CPU of the architecture, so a cache
-   shared between machines of one architecture stays valid. A call with arguments of
-   other types (an array of other dimensions or dtype: the extension raises TypeError)
-   runs numba's twin instead.
+   shared between machines of one architecture stays valid. The extension's own
+   wrapper does not check its arguments' types, so they are checked in Python first
+   (``_checked``); a call with arguments of other types runs numba's twin instead.
 4. Rent or buy: the extension's kernels check their arguments in Python, about 1.5 us a
    call more than numba's twins. Once a process has made ``SWITCH_CALLS`` calls, which
    cost about what loading numba does, the namespaces handed out run numba's twins from
-   its warm cache (the same machine code, the same results bit for bit): a run of a few
+   its warm cache (the same arithmetic, the same results bit for bit): a run of a few
    seconds never imports numba, a long one pays the load once.
 """
 import importlib
@@ -109,7 +109,7 @@ def twin(module: str):
 
 def _to_numba() -> None:
     """Contract item 4: the calls have paid for loading numba's twins; from now on every
-    namespace handed out runs them (the same machine code's results, bit for bit), if
+    namespace handed out runs them (the same results, bit for bit), if
     numba's cache is warm; else the extension stays."""
     _calls_left[0] = math.inf
     if not (warm.available() and warm.ready()):
