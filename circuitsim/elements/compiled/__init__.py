@@ -33,6 +33,8 @@ import math
 import os
 import sys
 
+from .warm import available           # whether numba can be imported (without importing it)
+
 ENVIRONMENT = "CIRCUITSIM_KERNELS"
 CHOICES = ("auto", "numpy", "numba")
 # numpy seconds (estimated from each group's per-call cost) before the switch. Importing
@@ -49,8 +51,6 @@ FRAMEWORK_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed"
 TWINNED = ("body", "spherical", "beam", "stop", "friction") + FRAMEWORK_JOINTS
 # the twin modules here (each with its EXPORTS for the extension built ahead of time)
 MODULES = ("body", "joint", "spherical", "beam", "stop", "friction")
-
-from .warm import available  # noqa: E402  (whether numba can be imported)
 
 _twins: dict = {}
 

@@ -136,11 +136,8 @@ def _checked(compiled_kernel, arguments: str, module: str, kernel: str):
     when they are not the objects that passed the check at the call before."""
     kinds = arguments.split()
     per_call = sum(kind.endswith("*") for kind in kinds)
-    expected = [_DTYPES[k[0]] if len(k) == 2 else _SCALARS[k] for k in
-                (kind.rstrip("*") for kind in kinds)]
-    ndims = [int(k[1]) if len(k) == 2 else None for k in (kind.rstrip("*") for kind in kinds)]
-    made = list(zip(expected[:per_call], ndims[:per_call]))
-    given = list(zip(expected[per_call:], ndims[per_call:]))
+    types = [_argument_type(kind.rstrip("*")) for kind in kinds]
+    made, given = types[:per_call], types[per_call:]
     passed = [object()] * len(given)          # the parameters that passed last
 
     def call(*args):
@@ -155,6 +152,12 @@ def _checked(compiled_kernel, arguments: str, module: str, kernel: str):
         return getattr(jit, kernel)(*args)
     call.__name__ = f"{module}_{kernel}"
     return call
+
+
+def _argument_type(kind: str) -> tuple:
+    """(dtype, ndim) of an array kind ("f2"), (the accepted Python types, None) of a
+    scalar one ("i", "b")."""
+    return (_DTYPES[kind[0]], int(kind[1])) if len(kind) == 2 else (_SCALARS[kind], None)
 
 
 def _of_types(values, types) -> bool:
