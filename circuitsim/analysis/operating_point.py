@@ -36,6 +36,7 @@ from ..elements.declarations import FLOW_UNIT
 from ..errors import ModelError, NoEquilibrium, did_you_mean
 from ..output.files import replaced_text
 from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
+from ..solver.superlu import splu
 from . import invariants as inv
 
 PTC_H0 = 1e-3            # s: first pseudo-time step (Newton's reach from the start point)
@@ -268,7 +269,6 @@ def _backward_euler(system, t, y_prev, h, mask, damped):
                 J = J + (system.jacobian(t, y, yp, 2.0 / h) - J) @ sp.diags(damped)
             if not (np.all(np.isfinite(res)) and np.all(np.isfinite(J.data))):
                 return None
-            from scipy.sparse.linalg import splu   # on use: ~60 ms of import
             delta = splu(sp.csc_matrix(J)).solve(-res)
         except (ArithmeticError, ValueError, RuntimeError):
             return None

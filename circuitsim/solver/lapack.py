@@ -2,39 +2,21 @@
 pivoted QR (geqp3) of a closed loop's redundancy check and the generalized eigenvalues
 (ggev) of a compliant run's lightly damped modes.
 
-They are SciPy's compiled wrappers. ``scipy.linalg.lapack`` would import the whole of
-``scipy.linalg`` and, through it, ``scipy._lib`` (about 0.2 s: most of a small run's
-start), so the wrapper module is loaded from its file directly (5-10 ms) and registered
-under its own name, where a later ``import scipy.linalg`` finds and reuses it. Where
-that layout is not found, the public import is used: the functions are the same.
+They are SciPy's compiled wrappers, loaded without ``scipy.linalg``'s package
+(``scipy_modules.py``).
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
+
+from . import scipy_modules
 
 WRAPPERS = "scipy.linalg._flapack"
 
 
 def _wrappers():
-    if WRAPPERS in sys.modules:
-        return sys.modules[WRAPPERS]
-    try:
-        spec = importlib.util.find_spec("scipy")       # finds, does not import, scipy
-        folder = Path(spec.submodule_search_locations[0]) / "linalg"
-        path = next(iter(sorted(folder.glob("_flapack.*"))))
-        wrappers_spec = importlib.util.spec_from_file_location(WRAPPERS, path)
-        module = importlib.util.module_from_spec(wrappers_spec)
-        wrappers_spec.loader.exec_module(module)
-        module.dgetrf, module.dgetrs, module.dgeqp3, module.dggev   # noqa: B018 - there
-    except Exception:                                  # noqa: BLE001 - another layout
-        import scipy.linalg.lapack as module
-        return module
-    sys.modules[WRAPPERS] = module
-    return module
+    return scipy_modules.load(WRAPPERS, "scipy.linalg.lapack",
+                              ("dgetrf", "dgetrs", "dgeqp3", "dggev"))
 
 
 def getrf_getrs() -> tuple:

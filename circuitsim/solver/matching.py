@@ -2,17 +2,19 @@
 an equation system: is there an unknown for every equation?).
 
 Below ``PYTHON_MATCHING_MAX`` rows and columns the matching is found here, by augmenting
-paths in Python: for a few hundred equations that takes about a millisecond, where
-``scipy.sparse.csgraph`` costs 0.1-0.2 s of import (it loads ``scipy.linalg``), more
-than a small mechanism's whole integration. Larger matrices go to csgraph.
+paths in Python: for a few hundred equations that takes about a millisecond. Larger
+matrices go to the compiled matching of ``scipy.sparse.csgraph`` (Hopcroft-Karp), loaded
+without that package (``scipy_modules.py``), whose import loads ``scipy.linalg``: 0.1 s.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import scipy_modules
 from .rowmatrix import RowMatrix
 
-# Size up to which a Python matching is cheaper than importing scipy.sparse.csgraph.
+MATCHING = "scipy.sparse.csgraph._matching"
+# Size up to which a Python matching is cheaper than importing scipy.sparse.
 PYTHON_MATCHING_MAX = 300
 
 
@@ -24,9 +26,10 @@ def maximum_matching(matrix, perm_type: str = "column") -> np.ndarray:
     from csgraph's; its size does not."""
     n_rows, n_cols = matrix.shape
     if max(n_rows, n_cols) > PYTHON_MATCHING_MAX:
-        from scipy.sparse.csgraph import maximum_bipartite_matching  # ~0.1 s of import
+        compiled = scipy_modules.load(MATCHING, "scipy.sparse.csgraph",
+                                      ("maximum_bipartite_matching",))
         csr = matrix.scipy() if isinstance(matrix, RowMatrix) else matrix.tocsr()
-        return maximum_bipartite_matching(csr, perm_type=perm_type)
+        return compiled.maximum_bipartite_matching(csr, perm_type=perm_type)
     csr = matrix.tocsr()
     col_of_row = _augmenting_paths(csr.indptr.tolist(), csr.indices.tolist(), n_rows, n_cols)
     if perm_type == "column":

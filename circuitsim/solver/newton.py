@@ -36,6 +36,7 @@ import numpy as np
 from .problem import unknown_names
 from .lazy import sparse as sp   # scipy.sparse, imported on first use
 from .lapack import getrf_getrs
+from .superlu import splu
 
 NEWTON_TOL = 0.33       # a third of the error test's bound (1 in WRMS units) (IDA's value)
 MAX_ITERS = 4           # not converged in 4 iterations: cheaper to retry with a smaller h
@@ -158,7 +159,6 @@ def factorise(J, stats, problem=None):
     the singular part when ``problem`` is given."""
     if isinstance(J, np.ndarray):                # a small problem's dense matrix
         return DenseLU(J, stats, problem)
-    from scipy.sparse.linalg import splu   # on use: ~60 ms of import
     stats["nlu"] += 1
     try:
         return splu(J)
@@ -220,7 +220,6 @@ class EliminationOrder:
     def factorise(self, J, stats, problem=None):
         if self.choice == "general":
             return factorise(J, stats, problem)
-        from scipy.sparse.linalg import splu   # on use: ~60 ms of import
         Jp = self._permuted(J)
         try:
             lu = splu(Jp, permc_spec="NATURAL", diag_pivot_thresh=PIVOT_THRESHOLD,

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from helpers import NETLISTS
 
-from circuitsim.solver import lapack
+from circuitsim.solver import lapack, scipy_modules
 from circuitsim.solver.lapack import generalized_eigenvalues, pivoted_qr
 from circuitsim.solver.newton import BadValues, DenseLU
 from circuitsim.solver.rowmatrix import RowMatrix
@@ -49,7 +49,7 @@ def test_dense_lu_is_lapack_getrf_as_scipy_has_it():
 
 def test_lapack_falls_back_to_the_public_import(monkeypatch):
     monkeypatch.delitem(sys.modules, lapack.WRAPPERS, raising=False)
-    monkeypatch.setattr(lapack.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(scipy_modules.importlib.util, "find_spec", lambda name: None)
     getrf, getrs = lapack.getrf_getrs()
     A = np.array([[4.0, 1.0], [2.0, 3.0]])
     lu, piv, info = getrf(A)
@@ -100,3 +100,47 @@ def test_a_small_run_imports_no_scipy(netlist, study, tmp_path):
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['scipy.linalg._flapack']"
+
+
+def test_superlu_is_scipys_splu_without_its_package(monkeypatch):
+    """The sparse LU above the dense size is SciPy's SuperLU loaded from its file: the
+    same factors and solutions, bit for bit, as the public splu, with and without the
+    tree order's options; an exactly singular matrix raises as splu does; where the
+    file is not found the public splu is used."""
+    from scipy.sparse.linalg import splu as public
+    from circuitsim.solver import superlu
+    rng = np.random.default_rng(11)
+    A = (sp.random(200, 200, density=0.03, random_state=rng, format="csc")
+         + sp.diags(rng.uniform(1.0, 2.0, 200))).tocsc()
+    b = rng.standard_normal(200)
+    options = dict(permc_spec="NATURAL", diag_pivot_thresh=0.1,
+                   options=dict(SymmetricMode=True), panel_size=4, relax=16)
+    for kwargs in ({}, options):
+        ours, theirs = superlu.splu(A, **kwargs), public(A, **kwargs)
+        np.testing.assert_array_equal(ours.solve(b), theirs.solve(b))
+        assert ours.L.nnz == theirs.L.nnz and ours.U.nnz == theirs.U.nnz
+        np.testing.assert_array_equal(ours.perm_c, theirs.perm_c)
+    singular = sp.csc_matrix(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    with pytest.raises(RuntimeError):
+        superlu.splu(singular)
+    monkeypatch.delitem(sys.modules, superlu.SUPERLU, raising=False)
+    monkeypatch.setattr(scipy_modules.importlib.util, "find_spec", lambda name: None)
+    np.testing.assert_array_equal(superlu.splu(A).solve(b), public(A).solve(b))
+
+
+def test_a_mid_size_run_imports_no_scipy_linalg(tmp_path):
+    """A 16-link chain (304 unknowns: above the dense size, its structure checked by
+    the compiled matching) runs with scipy.sparse and two compiled modules, without
+    scipy.linalg, scipy.sparse.linalg or scipy.sparse.csgraph's packages (0.1 s)."""
+    code = ("import sys, circuitsim\n"
+            "sys.path.insert(0, " + repr(str(NETLISTS)) + ")\n"
+            "from chain import chain_netlist\n"
+            "circuitsim.parse(chain_netlist(16, t_end=0.01)).simulate()\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('scipy.linalg', "
+            "'scipy.sparse.linalg', 'scipy.sparse.csgraph'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path, env={"CIRCUITSIM_KERNELS": "numpy", "PATH": ""},
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ("['scipy.sparse.csgraph._matching', "
+                                  "'scipy.sparse.linalg._dsolve._superlu']")
