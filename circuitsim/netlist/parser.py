@@ -168,7 +168,7 @@ def _fast_statement(lines: list, i: int, filename: str) -> tuple:
     continued = _continued(lines, i)
     if m is not None and not continued:
         return _simple_element(m, i + 1, line, filename), i + 1
-    if (continued or "(" in line) and _HEAD.match(line):
+    if (continued or "(" in line or "{" in line) and _HEAD.match(line):
         stop = _statement_stop(lines, i)
         return _listed_element(lines, i, stop, filename), stop
     return None, i + 1
@@ -233,7 +233,11 @@ _WORD_END = r"(?=[ \t;\n=,)]|\Z)"
 _KEY = rf"(?:({_NAME}){_SEP}={_SEP})?"
 _HEAD = re.compile(rf"[ \t]*({_NAME}){_WORD_END}{_SEP}({_NAME}){_WORD_END}", re.ASCII)
 _ITEM = re.compile(rf"{_SEP}{_KEY}(?:([A-Za-z_]\w*)\(|({_NAME}){_WORD_END}"
-                   rf"|({_NUMBER}){_WORD_END})", re.ASCII)
+                   rf"|({_NUMBER}){_WORD_END}|([({{]))", re.ASCII)
+# a brace on one line, without strings, keyword arguments, comparisons or comments
+_BRACE = re.compile(r"\{([^{}\n;\"=<>!]*)\}")
+_VECTOR_WORD = re.compile(rf"{_SEP}(?:({_NAME})|({_NUMBER})){_WORD_END}", re.ASCII)
+_DELIMITER = re.compile(rf"{_SEP}([,)])", re.ASCII)
 _ARG = re.compile(rf"{_SEP}{_KEY}(?:({_NAME})|({_NUMBER})){_WORD_END}{_SEP}([,)])",
                   re.ASCII)
 _NO_ARGS = re.compile(rf"{_SEP}\)", re.ASCII)
@@ -276,9 +280,14 @@ def _listed_element(lines: list, start: int, stop: int, filename: str) -> ast.El
     positional, params = [], []
     pos = head.end()
     while (item := _ITEM.match(src, pos)) is not None:
-        key, func, name, text = item.groups()
+        key, func, name, text, bracket = item.groups()
         if func is not None:
             value, pos = _listed_call(src, item.start(2), item.end(), at)
+            if value is None:
+                return None
+        elif bracket is not None:
+            value, pos = (_listed_brace if bracket == "{" else _listed_vector)(
+                src, item.start(5), at)
             if value is None:
                 return None
         else:
@@ -315,6 +324,75 @@ def _listed_call(src: str, first: int, pos: int, at) -> tuple:
     end = closed.end() if closed is not None else pos
     return ast.Call(at(first), src[first:end], src[first:src.index("(", first)],
                     args, keywords), end
+
+
+def _listed_vector(src: str, start: int, at) -> tuple:
+    """(the ast.Vector whose '(' is at ``start``, the offset after its ')'), or
+    (None, start) if an item is not a name, a number or a brace."""
+    items, pos = [], start + 1
+    while True:
+        brace = _REST.match(src, pos).end()
+        if src.startswith("{", brace):
+            value, pos = _listed_brace(src, brace, at)
+        else:
+            word = _VECTOR_WORD.match(src, pos)
+            value, pos = ((None, pos) if word is None else
+                          (_word(word.group(1), word.start(1), word.group(2),
+                                 word.start(2), at), word.end()))
+        delimiter = None if value is None else _DELIMITER.match(src, pos)
+        if delimiter is None:
+            return None, start
+        items.append(value)
+        pos = delimiter.end()
+        if delimiter.group(1) == ")":
+            return ast.Vector(at(start), src[start:pos], items), pos
+
+
+def _listed_brace(src: str, start: int, at) -> tuple:
+    """(the ast.Expr of the brace whose '{' is at ``start``, the offset after its '}'),
+    or (None, start) if it is not one the fast route reads (``_BRACE``, ``_relocated``)."""
+    brace = _BRACE.match(src, start)
+    if brace is None:
+        return None, start
+    loc = at(start)
+    try:
+        tree = _relocated(_brace_template(brace.group(1)), at, brace.start(1) - 1)
+    except _NotPlain:
+        return None, start
+    return ast.Expr(loc, brace.group(), expressions.bounded(tree, loc)), brace.end()
+
+
+class _NotPlain(Exception):
+    """An expression node the fast route does not move (a table: Lark reads it)."""
+
+
+@lru_cache(maxsize=4096)
+def _brace_template(inner: str):
+    """The expression tree of a brace's text, its locations at line 1 and the column in
+    ``inner``: the same braces recur on many lines (``{m*L^2/12}``), and each is then
+    parsed once and moved to its place (``_relocated``). A syntax error raises (the
+    tree route then words it)."""
+    tree = _lark().parse(inner, start="expression")
+    return _Builder(lambda line, col: Loc("", line, col), inner).transform(tree.children[0])
+
+
+def _relocated(node, at, base: int):
+    """``node`` with each location at column c of the template moved to offset
+    ``base`` + c of the statement's text (``at``)."""
+    kind = type(node)
+    if kind is expressions.Num:
+        return node
+    if kind is expressions.Name:
+        return expressions.Name(node.name, at(base + node.loc.col))
+    if kind is expressions.Binary:
+        return expressions.Binary(node.op, _relocated(node.left, at, base),
+                                  _relocated(node.right, at, base))
+    if kind is expressions.Unary:
+        return expressions.Unary(node.op, _relocated(node.arg, at, base))
+    if kind is expressions.Func and node.table is None:
+        return expressions.Func(node.name, tuple(_relocated(a, at, base) for a in node.args),
+                                None if node.loc is None else at(base + node.loc.col))
+    raise _NotPlain
 
 
 def _word(name: str | None, name_at: int, text: str, text_at: int, at) -> ast.Value:

@@ -86,8 +86,10 @@ class History:
         k, D = self.order, self.D
         D[k + 2] = d - D[k + 1]
         D[k + 1] = d
-        # D[j] += D[j+1] from j = k down: the running sums of D[k+1], D[k], ..., D[0]
-        D[:k + 2] = np.cumsum(D[k + 1::-1], axis=0)[::-1]
+        # row by row: np.cumsum over the reversed rows (the same sums) took 0.2 ms at
+        # 4 864 unknowns, 20x these k + 1 additions
+        for j in range(k, -1, -1):
+            D[j] += D[j + 1]
         self.t = t_new
         self.n_equal += 1
 
