@@ -26,6 +26,7 @@ from ..elements.protocols import (NO_LABEL, SPEED, SPIN, DiscreteStateProtocol,
                                   SingularityProtocol)
 from ..errors import CircuitsimError, ModelError, NetlistError, did_you_mean
 from ..runtime import expressions
+from ..runtime.arrays import distinct
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
@@ -449,7 +450,7 @@ class System(DAEProblem):
             for par in g.etype.params:
                 if par.kind in TIME_KINDS:
                     points.extend(getattr(g.p, par.name).breakpoints(horizon))
-        return np.unique(np.asarray(points, dtype=float))
+        return distinct(np.asarray(points, dtype=float))
 
     # --- the DAEProblem contract -----------------------------------------------------------
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray, init: bool = False) -> np.ndarray:

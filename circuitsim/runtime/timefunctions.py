@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .arrays import distinct
 from .expressions import compile_, compile_group, to_text
 
 
@@ -353,7 +354,7 @@ class TimeFunctionArray:
 
     def breakpoints(self, horizon: float = math.inf) -> np.ndarray:
         points = [p for f in self.functions for p in f.breakpoints(horizon)]
-        return np.unique(np.asarray(points, dtype=float))
+        return distinct(np.asarray(points, dtype=float))
 
 
 def _kernel_eval(kernel, params):
@@ -382,4 +383,4 @@ class TimeVectorArray:
         return min(c.time_scale() for c in self.components)
 
     def breakpoints(self, horizon: float = math.inf) -> np.ndarray:
-        return np.unique(np.concatenate([c.breakpoints(horizon) for c in self.components]))
+        return distinct(np.concatenate([c.breakpoints(horizon) for c in self.components]))

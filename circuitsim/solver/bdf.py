@@ -49,6 +49,7 @@ import numpy as np
 
 from ..errors import (ConvergenceError, Interrupted, SolverError, StepSizeTooSmall,
                       Terminated)
+from ..runtime.arrays import distinct
 from .events import EVENT_MAX_CUTS, StateEvents
 from .magnitudes import MagnitudeGroups
 from .history import GAMMA, MAX_ORDER, History
@@ -229,7 +230,7 @@ class _Run:
         """Breakpoints strictly inside (t_from, t_end) (t_from: t0), well separated, then
         t_end."""
         t_from = self.t0 if t_from is None else t_from
-        bps = np.unique(np.asarray([] if breakpoints is None else breakpoints, dtype=float))
+        bps = distinct(np.asarray([] if breakpoints is None else breakpoints, dtype=float))
         gap = HMIN_ULPS * EPS * max(abs(self.t0), abs(self.t_end), self.span)
         bps = bps[(bps > t_from + gap) & (bps < self.t_end - gap)]
         if len(bps) > 1:

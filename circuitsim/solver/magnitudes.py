@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..runtime.arrays import distinct
+
 
 class MagnitudeGroups:
     """The unknowns that share one magnitude in the error weights (problem.py (13)): the
@@ -13,7 +15,7 @@ class MagnitudeGroups:
     def __init__(self, labels):
         labels = None if labels is None else np.asarray(labels)
         members = [] if labels is None else [np.flatnonzero(labels == label)
-                                             for label in np.unique(labels) if label >= 0]
+                                             for label in distinct(labels) if label >= 0]
         self.members = np.concatenate(members) if members else None
         self.sizes = np.array([len(m) for m in members], dtype=np.intp)
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.intp)

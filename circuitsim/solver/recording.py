@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import SolverError
+from ..runtime.arrays import distinct
 from .history import History
 
 OUT_SLACK = 1e-9         # output times this close (relative to the span) beyond t_end mean t_end
@@ -87,7 +88,7 @@ class Recorder:
             times = np.asarray(t_out, dtype=float).ravel()
             slack = OUT_SLACK * max(t_end - t0, abs(t_end) * EPS)
             times = times[(times >= t0) & (times <= t_end + slack)]
-            self.times = np.unique(np.minimum(times, t_end))
+            self.times = distinct(np.minimum(times, t_end))
             self.next = 0
 
     def _add(self, t, y, yp) -> None:

@@ -79,6 +79,24 @@ def test_the_marker_names_the_sources_and_is_read_once(cold, monkeypatch):
     assert warm.marker().name == f"circuitsim-warm-{warm.cache_key()}"
 
 
+def test_the_cache_key_follows_numbas_version_file(tmp_path, monkeypatch):
+    """A new numba (its version file: release and revision) gives a new cache key; the
+    version is read without importing numba or importlib.metadata."""
+    import importlib.util
+    from types import SimpleNamespace
+    package = tmp_path / "numba"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "_version.py").write_text('version_json = \'{"version": "0.68.1"}\'')
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: SimpleNamespace(
+        origin=str(package / "__init__.py")) if name == "numba" else None)
+    first = warm.cache_key()
+    (package / "_version.py").write_text('version_json = \'{"version": "0.69.0"}\'')
+    assert warm.cache_key() != first
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert warm._numba_version() == b"none" and warm.cache_key() != first
+
+
 def _dispatchers():
     """Every compiled function of every twin module: name -> its compiled signatures."""
     import importlib

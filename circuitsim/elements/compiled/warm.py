@@ -14,7 +14,6 @@ disk cache, and then leaves the marker below.
 """
 import functools
 import hashlib
-import importlib.metadata
 import importlib.util
 import os
 import platform
@@ -36,11 +35,17 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def _numba_version() -> str:
-    try:
-        return importlib.metadata.version("numba")
-    except importlib.metadata.PackageNotFoundError:
-        return "none"
+def _numba_version() -> bytes:
+    """numba's version file (versioneer's, with the release and its revision), read
+    without importing numba or importlib.metadata (17 ms of every run's start)."""
+    spec = importlib.util.find_spec("numba")
+    if spec is None or spec.origin is None:
+        return b"none"
+    package = Path(spec.origin).parent
+    for name in ("_version.py", "__init__.py"):
+        if (package / name).exists():
+            return (package / name).read_bytes()
+    return b"unknown"
 
 
 def cache_key() -> str:
@@ -49,7 +54,8 @@ def cache_key() -> str:
     digest = hashlib.sha256()
     for path in sorted(HERE.glob("*.py")):
         digest.update(path.name.encode() + path.read_bytes())
-    digest.update(f"{_numba_version()} {sys.version} {platform.machine()}".encode())
+    digest.update(_numba_version())
+    digest.update(f"{sys.version} {platform.machine()}".encode())
     return digest.hexdigest()[:16]
 
 
