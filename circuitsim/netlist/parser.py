@@ -234,8 +234,12 @@ _KEY = rf"(?:({_NAME}){_SEP}={_SEP})?"
 _HEAD = re.compile(rf"[ \t]*({_NAME}){_WORD_END}{_SEP}({_NAME}){_WORD_END}", re.ASCII)
 _ITEM = re.compile(rf"{_SEP}{_KEY}(?:([A-Za-z_]\w*)\(|({_NAME}){_WORD_END}"
                    rf"|({_NUMBER}){_WORD_END}|([({{]))", re.ASCII)
-# a brace on one line, without strings, keyword arguments, comparisons or comments
-_BRACE = re.compile(r"\{([^{}\n;\"=<>!]*)\}")
+# a brace on one line, without strings, keyword arguments, comparisons or comments, of
+# at most BRACE_CHARS characters: its tree is then less than ~BRACE_CHARS / 2 deep, well
+# within Python's recursion limit for _relocated (longer ones, a fitted polynomial, are
+# Lark's, whose tree route balances them)
+BRACE_CHARS = 800
+_BRACE = re.compile(r"\{([^{}\n;\"=<>!]{0,%d})\}" % BRACE_CHARS)
 _VECTOR_WORD = re.compile(rf"{_SEP}(?:({_NAME})|({_NUMBER})){_WORD_END}", re.ASCII)
 _DELIMITER = re.compile(rf"{_SEP}([,)])", re.ASCII)
 _ARG = re.compile(rf"{_SEP}{_KEY}(?:({_NAME})|({_NUMBER})){_WORD_END}{_SEP}([,)])",

@@ -57,9 +57,14 @@ def test_an_error_in_a_brace_is_the_tree_routes():
                  "R R1 a b R=({1}, {2m m})\n", "R R1 a b R={sin(1, 2)}\n",
                  "R R1 a b R={1xyz}\n", "R R1 a b R={" + "-(" * 300 + "1" + ")" * 300 + "}\n"):
         assert _same_asparse_by_tree_route(text).startswith("error")
-    # a long sum is balanced (not an error), as the tree route balances it
+    # a long sum is balanced (not an error), as the tree route balances it; the fast
+    # route leaves it to Lark (its unbalanced tree is deeper than Python's recursion)
     long_sum = "R R1 a b R=({m}, {" + "+".join(["x"] * 3000) + "})\n"
     assert not _same_asparse_by_tree_route(long_sum).startswith("error")
+    assert _fast_lines(long_sum) == []
+    at_limit = "R R1 a b R={" + "+".join(["x"] * (parser.BRACE_CHARS // 2)) + "}\n"
+    assert _fast_lines(at_limit) == [1]
+    _same_asparse_by_tree_route(at_limit)
 
 
 def test_every_shipped_netlist_and_library_file_parses_as_by_the_tree_route():
