@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arrays import distinct
 from ..elements import compiled
 from ..elements.base import initialisation_params
 from ..elements.declarations import FRAME_VARS, NO_POWER, NOMINAL, POTENTIAL_UNIT
@@ -26,7 +27,6 @@ from ..elements.protocols import (NO_LABEL, SPEED, SPIN, DiscreteStateProtocol,
                                   SingularityProtocol)
 from ..errors import CircuitsimError, ModelError, NetlistError, did_you_mean
 from ..runtime import expressions
-from ..runtime.arrays import distinct
 from ..runtime.names import GROUND
 from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .arrays import distinct
+from ..arrays import distinct
 from .expressions import compile_, compile_group, to_text
 
 

@@ -47,9 +47,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..arrays import distinct
 from ..errors import (ConvergenceError, Interrupted, SolverError, StepSizeTooSmall,
                       Terminated)
-from ..runtime.arrays import distinct
 from .events import EVENT_MAX_CUTS, StateEvents
 from .magnitudes import MagnitudeGroups
 from .history import GAMMA, MAX_ORDER, History
@@ -243,6 +243,18 @@ class _Run:
         magnitude += self.atol
         return np.divide(1.0, magnitude, out=magnitude)
 
+    def _order1_from_tangent(self, factor: float) -> History:
+        """The history from y_n and y'_n at order 1 with h * factor: after repeated
+        error-test failures the high differences are not to be trusted (IDA's rule), and
+        the order-1 predictor then takes the derivative at t_n, not the secant of the last
+        step (History.change), whose slope is off by about h_old y''/2: an error of the
+        predictor proportional to h, which no smaller step brings below an absolute
+        tolerance near a zero crossing (a motor current through zero at atol 1e-14
+        stopped the run), and which made steps fail at each corner of a sampled input."""
+        hist = self.hist
+        self.hist = History(hist.t, hist.D[0].copy(), self.yp_now, hist.h * factor)
+        return self.hist
+
     def _hmin(self) -> float:
         return HMIN_ULPS * EPS * max(abs(self.hist.t), HMIN_SPAN * self.span)
 
@@ -273,6 +285,7 @@ class _Run:
         self.out.point(self.t0, y, yp)
         h = self.first_step or self._estimate_step(self.t0, y, yp)
         self.hist = History(self.t0, y, yp, self._limit_first(self.t0, h))
+        self.yp_now = yp                           # y' at the history's t
         self.events.reset(self.t0, y, yp, ())
 
     def _estimate_step(self, t, y, yp) -> float:
@@ -314,6 +327,7 @@ class _Run:
         # at an event: the step planned before the cut, not the cut one (it may be tiny)
         h = min(hist.h if event is None else event[1], self._estimate_step(t, y, yp))
         self.hist = History(t, y, yp, self._limit_first(t, h))
+        self.yp_now = yp
         self.out.point(t, y, yp)
         self.events.reset(t, y, yp, fired)
 
@@ -430,7 +444,10 @@ class _Run:
                     raise StepSizeTooSmall(f"the local error test keeps failing; {why}",
                                            t=hist.t, h=h, order=k,
                                            worst=self._worst(err_w / (k + 1)))
-                hist.change(1 if fails_err >= ERR_FAILS_ORDER1 else k, factor)
+                if fails_err >= ERR_FAILS_ORDER1:
+                    hist = self._order1_from_tangent(factor)
+                else:
+                    hist.change(k, factor)
                 continue
             self._accept(result, t_new, at_stop, err, t_eval, event, drift)
             return
@@ -531,6 +548,7 @@ class _Run:
         hist = self.hist
         t_old, h = hist.t, hist.h
         hist.accept(result.d, t_new)
+        self.yp_now = result.yp
         if self.invariant_rows is not None:
             self._restore_invariants(t_eval, result.yp, drift)
         if self.project is not None:

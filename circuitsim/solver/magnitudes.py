@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime.arrays import distinct
+from ..arrays import distinct
 
 
 class MagnitudeGroups:

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..arrays import distinct
 from ..errors import SolverError
-from ..runtime.arrays import distinct
 from .history import History
 
 OUT_SLACK = 1e-9         # output times this close (relative to the span) beyond t_end mean t_end

@@ -16,10 +16,7 @@ def splu(A, permc_spec=None, diag_pivot_thresh=None, relax=None, panel_size=None
     """The LU of the square CSC matrix ``A`` (``scipy.sparse.linalg.splu``'s arguments
     and result: an object with ``solve``, ``L``, ``U``, ``perm_r``, ``perm_c``). Raises
     RuntimeError when A is exactly singular, as splu does."""
-    module = scipy_modules.load(SUPERLU, "scipy.sparse.linalg", ("gstrf",))
-    if not hasattr(module, "gstrf"):                   # the public package
-        return module.splu(A, permc_spec=permc_spec, diag_pivot_thresh=diag_pivot_thresh,
-                           relax=relax, panel_size=panel_size, options=options)
+    module = scipy_modules.load(SUPERLU, SUPERLU, ("gstrf",))
     A = sp.csc_matrix(A, dtype=float)
     A.sum_duplicates()                                 # splu's canonical form
     n, m = A.shape

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from circuitsim.runtime.arrays import distinct
+from circuitsim.arrays import distinct
 
 
 @settings(max_examples=200, deadline=None)
@@ -19,7 +19,7 @@ def test_the_sorted_distinct_values_of_np_unique(values):
 
 def test_integers_and_no_numpy_ma():
     np.testing.assert_array_equal(distinct([3, 1, 3, -2]), [-2, 1, 3])
-    code = ("import sys; from circuitsim.runtime.arrays import distinct; distinct([2., 1.]);"
+    code = ("import sys; from circuitsim.arrays import distinct; distinct([2., 1.]);"
             "print('numpy.ma' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr

@@ -1,4 +1,5 @@
-"""Array helpers that numpy has, without what numpy's own versions import."""
+"""Array helpers as numpy has them, without what numpy's own versions import: a leaf
+module (numpy only) that every layer may use, as it may use circuitsim.errors."""
 from __future__ import annotations
 
 import numpy as np
