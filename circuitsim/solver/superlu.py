@@ -27,6 +27,11 @@ def splu(A, permc_spec=None, diag_pivot_thresh=None, relax=None, panel_size=None
     chosen.update(options or {})
     if chosen["ColPerm"] == "NATURAL":                 # as splu: no column permutation
         chosen["SymmetricMode"] = True
-    return module.gstrf(n, A.nnz, A.data, A.indices.astype(np.intc, copy=False),
-                        A.indptr.astype(np.intc, copy=False),
-                        csc_construct_func=sp.csc_matrix, ilu=False, options=chosen)
+    try:
+        return module.gstrf(n, A.nnz, A.data, A.indices.astype(np.intc, copy=False),
+                            A.indptr.astype(np.intc, copy=False),
+                            csc_construct_func=sp.csc_matrix, ilu=False, options=chosen)
+    except TypeError:       # a SciPy whose gstrf is called otherwise: its own splu
+        from scipy.sparse.linalg import splu as public
+        return public(A, permc_spec=permc_spec, diag_pivot_thresh=diag_pivot_thresh,
+                      relax=relax, panel_size=panel_size, options=options)

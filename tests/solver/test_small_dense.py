@@ -3,6 +3,7 @@ the dense Newton matrix factorised by LAPACK's getrf loaded on its own (DenseLU)
 small netlist's run that imports no scipy package."""
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -106,7 +107,7 @@ def test_superlu_is_scipys_splu_without_its_package(monkeypatch):
     """The sparse LU above the dense size is SciPy's SuperLU loaded from its file: the
     same factors and solutions, bit for bit, as the public splu, with and without the
     tree order's options; an exactly singular matrix raises as splu does; where the
-    file is not found the public splu is used."""
+    file is not found, or its gstrf takes other arguments, the public splu is used."""
     from scipy.sparse.linalg import splu as public
     from circuitsim.solver import superlu
     rng = np.random.default_rng(11)
@@ -123,6 +124,13 @@ def test_superlu_is_scipys_splu_without_its_package(monkeypatch):
     singular = sp.csc_matrix(np.array([[1.0, 2.0], [2.0, 4.0]]))
     with pytest.raises(RuntimeError):
         superlu.splu(singular)
+    def older_gstrf(*args, **kwargs):           # a gstrf that takes other arguments
+        raise TypeError("gstrf() got an unexpected keyword argument")
+    with monkeypatch.context() as patch:
+        patch.setattr(superlu.scipy_modules, "load",
+                      lambda *args: types.SimpleNamespace(gstrf=older_gstrf))
+        np.testing.assert_array_equal(superlu.splu(A, **options).solve(b),
+                                      public(A, **options).solve(b))
     monkeypatch.delitem(sys.modules, superlu.SUPERLU, raising=False)
     monkeypatch.setattr(scipy_modules.importlib.util, "find_spec", lambda name: None)
     np.testing.assert_array_equal(superlu.splu(A).solve(b), public(A).solve(b))
