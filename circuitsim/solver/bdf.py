@@ -250,7 +250,7 @@ class _Run:
         step (History.change), whose slope is off by about h_old y''/2: an error of the
         predictor proportional to h, which no smaller step brings below an absolute
         tolerance near a zero crossing (a motor current through zero at atol 1e-14
-        stopped the run), and which made steps fail at each corner of a sampled input."""
+        stopped the run)."""
         hist = self.hist
         self.hist = History(hist.t, hist.D[0].copy(), self.yp_now, hist.h * factor)
         return self.hist

@@ -4,7 +4,8 @@ an equation system: is there an unknown for every equation?).
 Below ``PYTHON_MATCHING_MAX`` rows and columns the matching is found here, by augmenting
 paths in Python: for a few hundred equations that takes about a millisecond. Larger
 matrices go to the compiled matching of ``scipy.sparse.csgraph`` (Hopcroft-Karp), loaded
-without that package (``scipy_modules.py``), whose import loads ``scipy.linalg``: 0.1 s.
+from its file (``scipy_modules.py``): importing the package would load ``scipy.linalg``
+too, 0.1 s.
 """
 from __future__ import annotations
 
