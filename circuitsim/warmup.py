@@ -5,6 +5,7 @@ code to its disk cache; then it marks the cache warm (elements/compiled/warm.py)
 that finds the cache cold starts it in the background; run it yourself to warm the
 cache ahead (a container image, a cluster's nodes)."""
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from .elements import compiled
 from .elements.compiled import ahead, warm
 
 NICENESS = 10                # the background compile yields to the run that started it
+# the files a warm-up leaves in the cache, by cache key: the marker, the extension built
+# ahead and its argument types (and their partial writes)
+KEYED = re.compile(rf"(?:circuitsim-warm|{ahead.EXTENSION})-([0-9a-f]{{16}})(?:\..*)?")
 
 # Every twin in the run form of each variant it computes: bodies, ball joints in the
 # position and velocity models, the framework's joints (one kernel for every type) in
@@ -59,6 +63,25 @@ def compile_all() -> None:
         parse(text, f"<warm-up {number + 1}>").simulate()
 
 
+def remove_stale(directory: Path, key: str) -> list:
+    """Remove the markers and extensions of other cache keys from ``directory``, the
+    package's own cache: only this installed version writes there, so another key is an
+    older version's (an upgrade in place keeps __pycache__). numba's per-user cache is
+    shared by versions installed side by side and is left alone. A file that cannot be
+    removed (a loaded extension on Windows) stays. Returns the removed paths."""
+    removed = []
+    for path in directory.iterdir():
+        found = KEYED.fullmatch(path.name)
+        if found is None or found.group(1) == key:
+            continue
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
+
+
 def main(argv=None) -> int:
     """Compile every twin, mark the cache warm and build the twins ahead of time (where
     a C compiler is at hand); remove the lock file given, if any (the background
@@ -71,6 +94,8 @@ def main(argv=None) -> int:
         compile_all()
         warm.write_marker()
         ahead.build(compiled.MODULES)      # numba's cache serves the runs meanwhile
+        if warm.cache_dir() == warm.HERE / "__pycache__":
+            remove_stale(warm.cache_dir(), warm.cache_key())
     finally:
         if lock is not None:
             lock.unlink(missing_ok=True)

@@ -156,3 +156,23 @@ def test_a_case_of_several_runs_its_twins_from_the_first_call(monkeypatch):
     assert seen == []
     lone = net.prepare(None)
     assert _budgets(lone.system) == {compiled.LOAD_SECONDS}
+
+
+def test_a_warm_up_removes_older_keys_files_from_the_packages_own_cache(tmp_path):
+    """After an upgrade in place the package's __pycache__ keeps the older version's
+    marker and extension: the warm-up removes the files of other keys, and nothing else
+    (numba's own cache files, the present key's files, a partial write of this key)."""
+    from circuitsim import warmup
+    key, old = "0123456789abcdef", "fedcba9876543210"
+    so = ".cpython-311-x86_64-linux-gnu"
+    kept = [f"circuitsim-warm-{key}", f"circuitsim_twins-{key}{so}.so",
+            f"circuitsim_twins-{key}{so}.json", f"circuitsim_twins-{key}{so}.so.77.part",
+            "body.body_residual-41.py311.nbi", "body.body_residual-41.py311.1.nbc",
+            "circuitsim-warm-notakey", "notes.txt"]
+    stale = [f"circuitsim-warm-{old}", f"circuitsim_twins-{old}{so}.so",
+             f"circuitsim_twins-{old}{so}.json", f"circuitsim_twins-{old}{so}.so.12.part"]
+    for name in kept + stale:
+        (tmp_path / name).write_text("")
+    removed = warmup.remove_stale(tmp_path, key)
+    assert sorted(p.name for p in removed) == sorted(stale)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
