@@ -36,6 +36,8 @@ are checked against the same reference. Peers are never a dependency of circuits
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
 import json
 import os
 import re
@@ -232,6 +234,10 @@ def main(argv=None) -> int:
                                                             "/work/peers-venv/bin/python"))
     args = ap.parse_args(argv)
     sizes = args.sizes or SIZES
+    # the package's bytecode compiled first, as an installed package's is (where Python
+    # writes none, PYTHONDONTWRITEBYTECODE, every process would compile the sources)
+    compileall.compile_dir(importlib.util.find_spec("circuitsim").submodule_search_locations[0],
+                           quiet=1)
     peers = []
     if args.peers:
         if not Path(args.peer_python).exists():
