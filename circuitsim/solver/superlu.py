@@ -17,7 +17,8 @@ def splu(A, permc_spec=None, diag_pivot_thresh=None, relax=None, panel_size=None
     and result: an object with ``solve``, ``L``, ``U``, ``perm_r``, ``perm_c``). Raises
     RuntimeError when A is exactly singular, as splu does."""
     module = scipy_modules.load(SUPERLU, SUPERLU, ("gstrf",))
-    A = sp.csc_matrix(A, dtype=float)
+    if not (sp.isspmatrix_csc(A) and A.dtype == np.float64):   # the Newton matrix is
+        A = sp.csc_matrix(A, dtype=float)            # already: no copy of it per LU
     A.sum_duplicates()                                 # splu's canonical form
     n, m = A.shape
     if n != m:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from circuitsim.netlist import parser
 from circuitsim.netlist.parser import parse
 from helpers import NETLISTS, parse_by_tree_route
-from test_parser_calls import _fast_lines, _same_asparse_by_tree_route
+from test_parser_calls import _fast_lines, _same_asparse_by_tree_route, routes_agree
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"
 
@@ -33,12 +33,7 @@ R R5 a b R={m} W=() X=(1,) Y=(1 2) Z=(a=1)
 
 def test_the_brace_route_builds_what_the_tree_route_builds():
     assert _fast_lines(BRACES) == [3, 4, 5, 6, 7, 8]       # 8: over '+' and comment lines
-    good = BRACES[:BRACES.index("R R3")]
-    assert not _same_asparse_by_tree_route(good).startswith("error")
-    for text in (good, good.replace("\n", "\r\n"), good.rstrip("\n")):
-        _same_asparse_by_tree_route(text)
-    for statement in BRACES[BRACES.index("R R3"):].split("\nR"):    # left to Lark
-        _same_asparse_by_tree_route(statement if statement.startswith("R") else "R" + statement)
+    routes_agree(BRACES, "R R3")                            # R3 on: left to Lark
 
 
 def test_a_repeated_brace_is_placed_where_it_is_written():
