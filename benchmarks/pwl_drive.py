@@ -11,8 +11,14 @@ pwl of more points over the same run (parse and run timed apart: the netlist par
 reads every number), the same points read from a CSV file (pwl(file=...): the load and
 the run), and the cost of evaluating a pwl at one time against its length.
 
+Side by side: where the peers' Python (``$P4_PEER_PYTHON``, else /work/peers-venv/bin/python)
+has scikit-sundae, SUNDIALS' IDA runs the sine and the 500-point pwl at the same
+tolerances (benchmarks/peers/ida_pwl_motor.py) and its table follows the first one.
+
     python benchmarks/pwl_drive.py [points ...]      (default 500 2000 10000 50000 200000)
 """
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -79,6 +85,18 @@ def accuracy_table() -> None:
     print("\n(a)'s error is the pwl's own departure from the sine it samples.\n")
 
 
+def ida_table() -> None:
+    """SUNDIALS IDA on the same problem, where the peers' Python has it."""
+    python = os.environ.get("P4_PEER_PYTHON", "/work/peers-venv/bin/python")
+    if not Path(python).exists() or subprocess.run(
+            [python, "-c", "import sksundae"], capture_output=True).returncode != 0:
+        print(f"(no scikit-sundae under {python}: the IDA side by side is skipped)\n")
+        return
+    script = ROOT / "benchmarks" / "peers" / "ida_pwl_motor.py"
+    print(subprocess.run([python, str(script)], capture_output=True, text=True,
+                         check=True).stdout)
+
+
 def length_table(counts) -> None:
     print("| pwl points | steps | restarts | rejected (error) | parse | run |")
     print("|---|---|---|---|---|---|")
@@ -134,6 +152,7 @@ def evaluation_table() -> None:
 
 def main(counts):
     accuracy_table()
+    ida_table()
     length_table(counts or (500, 2000, 10_000, 50_000, 200_000))
     file_table(counts or (10_000, 200_000))
     evaluation_table()
