@@ -12,21 +12,23 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .assembly.system import System
 from .run.case import Case
-from .output.checkreport import CheckReport, DomainCount, SubcircuitCount
 from .errors import CircuitsimError, Loc, NetlistError, did_you_mean
 from .runtime.memory import gc_paused
-from .output.htmlview import error_html
 from .run import parallel
 from .netlist import ast, definitions, elaborate, loader, overrides
 from .netlist.parser import parse as parse_text
 from .netlist.relocation import relocate
 from .output.results import Result, Sweep
 from .netlist.stepargs import step_entries
+
+if TYPE_CHECKING:
+    from .output.checkreport import CheckReport
 
 
 MAX_CASES = 10_000      # .step cases of one netlist (each is elaborated before any runs;
@@ -136,6 +138,7 @@ class Netlist:
         try:
             report = self.check()
         except CircuitsimError as exc:
+            from .output.htmlview import error_html     # a notebook's only
             return error_html(self.source, exc)
         return report._repr_html_()
 
@@ -184,6 +187,7 @@ class Netlist:
     def check(self, study=None, set=None) -> CheckReport:
         """Counts of unknowns and equations per domain and subcircuit instance, the
         mobility and what the start-up would change, without running."""
+        from .output.checkreport import CheckReport, DomainCount   # check's only: ~3 ms
         case = self.prepare(study, set)
         system, c = case.system, case.circuit
         domains: dict = {}
@@ -209,6 +213,7 @@ class Netlist:
         nodes' flow balances and the elements' own equations (one per own unknown), so the
         two counts agree for every instance by construction; the ports' flows enter the
         parent's node balances."""
+        from .output.checkreport import SubcircuitCount
         instances = circuit.instances
         counts = {name: {"elements": 0, "nodes": 0, "states": 0} for name in instances}
 

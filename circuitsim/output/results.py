@@ -17,7 +17,6 @@ import numpy as np
 from ..errors import CircuitsimError, did_you_mean
 from . import matfile
 from .files import replaced, replaced_text
-from .htmlview import result_html
 
 
 class Result:
@@ -101,6 +100,7 @@ class Result:
     def _repr_html_(self) -> str:
         """A notebook's view: status, time span, solver counters, the variables with
         their units."""
+        from .htmlview import result_html   # a notebook's only: html costs ~1.5 ms
         return result_html(self)
 
     def plot(self, *variables, ax=None):

@@ -8,11 +8,10 @@ netlist and the run. The CLI and the Python API both go netlist -> Case -> Resul
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..analysis import linearize as lin_analysis
 from ..analysis import operating_point as op_analysis
 from ..assembly.startup import kinematic_start
 from ..assembly.system import System
@@ -24,6 +23,9 @@ from ..output.results import Result, StreamWriter
 from .inputs import check_inputs
 from .resumable import ResumableRun
 from ..solver import solve
+
+if TYPE_CHECKING:
+    from ..analysis.linearize import Linearization
 
 STEPS_PER_PERIOD = 40    # smallest number of steps per period of a sine input
 MIN_STEPS = 50           # a run takes at least this many steps (as SPICE's TMAX)
@@ -92,11 +94,12 @@ class Case:
         return _operating_point(self, start, t)
 
     def linearize(self, at: float | None = None, inputs=(), outputs=None
-                  ) -> lin_analysis.Linearization:
+                  ) -> Linearization:
         """ẋ = A·x + B·u, y = C·x + D·u in minimal coordinates, and the modes
         (analysis/linearize.py), at the operating point (``at`` None) or at time ``at``
         of a run. ``inputs``: sources' values by element name (``Vsup``, ``F1.Fz``);
         ``outputs``: recorded variables (default: the states)."""
+        from ..analysis import linearize as lin_analysis   # its study only: ~2 ms
         system = self.system
         if at is None:
             point = self.operating_point()

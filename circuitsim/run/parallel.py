@@ -10,15 +10,16 @@ does, and a worker that dies loses only its own case.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import threading
 import time
-from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
-from multiprocessing.connection import wait
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:   # imported where cases run in parallel: a serial run does not pay
+    import multiprocessing                 # the ~3 ms of multiprocessing and
+    from concurrent.futures import Executor   # concurrent.futures
 
 from ..errors import CircuitsimError, Interrupted, SolverError, Terminated
 
@@ -109,6 +110,7 @@ def run_cases(netlist, cases: list, jobs: int = 1, executor: Executor | None = N
     if executor is None:
         return _Workers(netlist, cases, workers(jobs), on_case, swept, run_options,
                         prepared).run()
+    from concurrent.futures import as_completed
     futures = {executor.submit(run_case, netlist, name, study, settings, run_options,
                                None, swept, several): i
                for i, (name, study, settings) in enumerate(cases)}
@@ -145,6 +147,7 @@ class _Workers:
 
     def __init__(self, netlist, cases, jobs, on_case, swept, run_options, prepared):
         self.netlist, self.cases, self.jobs = netlist, cases, jobs
+        import multiprocessing
         # a forked worker inherits the prepared case; one started afresh prepares it
         self.prepared = prepared if multiprocessing.get_start_method() == "fork" else {}
         self.on_case, self.swept, self.run_options = on_case, swept, run_options
@@ -174,6 +177,7 @@ class _Workers:
         return self.outcomes
 
     def _start(self, index: int) -> None:
+        import multiprocessing
         name, study, settings = self.cases[index]
         receiver, sender = multiprocessing.Pipe(duplex=False)
         process = multiprocessing.Process(
@@ -187,6 +191,7 @@ class _Workers:
 
     def _collect(self, timeout) -> None:
         """Wait for workers to answer or end; take their outcomes (``on_case`` each)."""
+        from multiprocessing.connection import wait
         sentinels = {entry.process.sentinel: key for key, entry in self.running.items()}
         for ready in wait(list(self.running) + list(sentinels), timeout):
             key = sentinels.get(ready, ready)

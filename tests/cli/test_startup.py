@@ -8,9 +8,12 @@ import sys
 from helpers import REPO, netlist_path
 
 # loaded where used: scipy.sparse (~0.2 s, most of it scipy._lib) by large systems and
-# some analyses; scipy.sparse.csgraph and scipy.sparse.linalg bring scipy.linalg (~60 ms)
+# some analyses; scipy.sparse.csgraph and scipy.sparse.linalg bring scipy.linalg (~60 ms);
+# multiprocessing and concurrent.futures by parallel cases, subprocess by the background
+# warm-up, html by a notebook's views, the linearisation by its study (~15 ms together)
 ON_USE = ("scipy", "scipy.sparse", "scipy.linalg", "scipy.sparse.linalg",
-          "scipy.sparse.csgraph", "networkx", "matplotlib", "sympy")
+          "scipy.sparse.csgraph", "networkx", "matplotlib", "sympy", "multiprocessing",
+          "concurrent.futures", "subprocess", "html", "circuitsim.analysis.linearize")
 
 
 def _python(code: str, *args, env=None) -> subprocess.CompletedProcess:

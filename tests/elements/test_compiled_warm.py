@@ -2,6 +2,7 @@
 with a cold cache stays in numpy and starts one background compile; the warm-up
 netlists call every twin in every form the shipped mechanisms call it."""
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def test_a_cold_cache_keeps_the_run_in_numpy_and_starts_one_compile(cold, monkey
     monkeypatch.setenv(compiled.ENVIRONMENT, "auto")
     monkeypatch.setattr(compiled, "available", lambda: True)
     spawned = _Spawned()
-    monkeypatch.setattr(warm.subprocess, "Popen", spawned)
+    monkeypatch.setattr(subprocess, "Popen", spawned)   # warm imports it when it starts one
     warmup = compiled.Warmup(compiled.LOAD_SECONDS)
     assert warmup.left == 1
     assert [compiled.twin("body", warmup) for _ in range(5)] == [None] * 5
@@ -59,7 +60,7 @@ def test_a_cold_cache_keeps_the_run_in_numpy_and_starts_one_compile(cold, monkey
 
 def test_a_stale_lock_is_taken_over(cold, monkeypatch):
     spawned = _Spawned()
-    monkeypatch.setattr(warm.subprocess, "Popen", spawned)
+    monkeypatch.setattr(subprocess, "Popen", spawned)   # warm imports it when it starts one
     lock = warm.marker().with_suffix(".lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text("")

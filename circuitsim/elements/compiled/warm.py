@@ -17,7 +17,6 @@ import hashlib
 import importlib.util
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -100,6 +99,7 @@ def start_in_background() -> None:
             return
         lock.unlink(missing_ok=True)
         os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        import subprocess                  # here only: a warm run does not pay its ~3 ms
         env = {**os.environ, "CIRCUITSIM_KERNELS": "numba"}
         # run from the directory that holds this circuitsim: ``-m`` puts the working
         # directory first on the path, and a checkout there would be compiled instead
