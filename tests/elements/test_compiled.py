@@ -64,9 +64,14 @@ def _group(keyword, n, seed, variant):
 
 
 def _kernels(monkeypatch, path, etype, x, xp, p):
+    """F, dF/dx, dF/dx', F on the invariant rows (the drift correction's) and the
+    switching functions where the element has them."""
     monkeypatch.setenv(compiled.ENVIRONMENT, path)
+    rows = etype.invariant_rows(x.shape[1] - etype.nvars(), p)
+    invariant = etype.invariant_residual(0.3, x, xp, p)[:, rows]
     switching = (etype.switching_functions(0.3, x, xp, p),) if etype.switch_names(p) else ()
-    return (etype.residual(0.3, x, xp, p),) + tuple(etype.jacobian(0.3, x, xp, p)) + switching
+    return ((etype.residual(0.3, x, xp, p),) + tuple(etype.jacobian(0.3, x, xp, p))
+            + (invariant,) + switching)
 
 
 @needs_numba
@@ -84,9 +89,10 @@ def test_compiled_kernels_equal_the_numpy_reference(keyword, variant, form, n, m
             p = initialisation_params(etype, p)
         reference = _kernels(monkeypatch, "numpy", etype, x, xp, p)
         twin = _kernels(monkeypatch, "numba", etype, x, xp, p)
-        for name, a, b in zip(("F", "dF/dx", "dF/dx'", "switching"), reference, twin):
+        for name, a, b in zip(("F", "dF/dx", "dF/dx'", "F on the invariant rows", "switching"),
+                              reference, twin):
             assert a.shape == b.shape
-            np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max(),
+            np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max(initial=0.0),
                                        err_msg=f"{keyword} ({form}, N={n}): {name}")
 
 
