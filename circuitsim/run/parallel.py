@@ -17,9 +17,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-if TYPE_CHECKING:   # imported where cases run in parallel: a serial run does not pay
-    import multiprocessing                 # the ~3 ms of multiprocessing and
-    from concurrent.futures import Executor   # concurrent.futures
+# multiprocessing and concurrent.futures are imported where cases run in parallel: a
+# serial run does not pay their ~3 ms
+if TYPE_CHECKING:
+    import multiprocessing
+    from concurrent.futures import Executor
 
 from ..errors import CircuitsimError, Interrupted, SolverError, Terminated
 
