@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import re
 
-from lark import Token
-
 from . import units
 from .datafiles import TABLE_FUNCTIONS, Keyword, table_call
 from ..errors import Loc, NetlistError
@@ -107,7 +105,7 @@ class ExprBuilder:
     def kwarg(self, children):
         """``key=value`` in a call: a quoted string, or an expression (a name, a number)."""
         key, value = children
-        quoted = isinstance(value, Token)
+        quoted = isinstance(value, str)      # a STRING token (Lark's tokens are str)
         return Keyword(str(key), str(value)[1:-1] if quoted else value, self._loc(key),
                        quoted)
 

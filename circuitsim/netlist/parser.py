@@ -1,14 +1,11 @@
 """Netlist text -> :class:`~circuitsim.netlist.ast.NetlistFile`.
 
-The grammar (``grammar.lark``, next to this file) is parsed by Lark's LALR parser with
-its contextual lexer, whose tables are built once, not in every process
-(:mod:`~circuitsim.netlist.parser_tables`); :class:`_Builder` turns the parse tree into
-AST nodes, each with its ``file:line:col``. Lark's exceptions become NetlistError in one
-place, :func:`_syntax_error`, which words the message in terms of the netlist language.
-
-For speed on large netlists, parse() first takes a fast route that builds the same
-statements without a parse tree (see "the fast route" below); the tree route above runs
-only when that fails, so errors are always found and worded by the tree route.
+The language is the grammar's (``grammar.lark``, next to this file). parse() first
+takes a fast route that builds the statements without a parse tree (see "the fast route"
+below); the tree route (:mod:`~circuitsim.netlist.larkroute`: Lark's parse tree -> AST,
+Lark's exceptions -> NetlistError) runs only when that fails, so errors are always found
+and worded by the tree route. A netlist whose lines the fast route reads whole, braces
+included, is parsed without importing Lark at all.
 """
 from __future__ import annotations
 
@@ -16,22 +13,12 @@ import re
 import threading
 from bisect import bisect_right
 from functools import lru_cache
-from importlib import resources
-from typing import Callable
-
-from lark import Lark, Token, Tree
-from lark.visitors import Transformer_NonRecursive
-from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
-                             UnexpectedToken, VisitError)
 
 from ..errors import Loc, NetlistError
 from ..runtime.memory import gc_paused
 from ..runtime import expressions
-from . import ast
-from .exprbuilder import ExprBuilder, split_number
-from .parser_tables import lark_parser
-
-Locate = Callable[[int, int], Loc]
+from . import ast, plainexpr
+from .exprbuilder import split_number
 
 _END = re.compile(r"^[ \t]*\.end(?![\w.])", re.IGNORECASE | re.MULTILINE)
 _BLANK_OR_COMMENT = re.compile(r"^[ \t]*(?:[*;].*)?$")
@@ -45,19 +32,6 @@ MAX_STEP_VALUES = 10_000
 # characters of one brace expression: ~5 000 terms of a fitted polynomial; parsing costs
 # ~30 us a term, so this bounds an expression's parse to about a second and a half
 MAX_EXPRESSION_CHARS = 100_000
-
-
-@lru_cache(maxsize=1)
-def _grammar() -> str:
-    return resources.files(__package__).joinpath("grammar.lark").read_text("utf-8")
-
-
-@lru_cache(maxsize=1)
-def _lark() -> Lark:
-    """The tree-building parser: expressions, and the exact wording of every error."""
-    return lark_parser(_grammar(), parser="lalr", lexer="contextual",
-                       start=["netlist", "expression"], propagate_positions=True,
-                       maybe_placeholders=False)
 
 
 def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
@@ -80,37 +54,31 @@ def parse(text: str, filename: str = "<string>") -> ast.NetlistFile:
     with gc_paused():           # a dozen long-lived objects a line, no cycles
         statements = _parse_fast(lines, filename)
     if statements is None:       # an error (or another thread is parsing): the tree route
-        src = "\n" + text + "\n"
-        try:
-            tree = _lark().parse(src, start="netlist")
-            statements = _Builder(locate, src).transform(tree)
-        except (UnexpectedInput, VisitError) as exc:
-            raise _syntax_error(exc, locate) from None
+        statements = _larkroute().parse_tree("\n" + text + "\n", locate)
     return ast.NetlistFile(filename, _gather_subckts(statements))
 
 
 # --- the fast route -------------------------------------------------------------------------
 # parse() first tries this route, which gives the same statements without a parse tree:
 #  * simple element lines (below) are split by two regular expressions;
-#  * element lines whose calls take plain numbers and names (a long pwl), over '+'
-#    continuation lines too, are read piece by piece by a few more (further below);
-#  * the other lines go, in runs, through a second Lark parser that runs the builder as
-#    each rule is reduced. Lark binds the callbacks when it is constructed, so this
-#    parser has one builder, whose locate/src are set for each run; _FAST_LOCK keeps it
-#    to one parse at a time.
+#  * element and directive lines whose values are names, numbers, calls of those,
+#    vectors and plain braces (a long pwl, a body's inertia), over '+' continuation
+#    lines too, are read piece by piece by a few more (further below), each plain brace
+#    by the recursive descent of :mod:`~circuitsim.netlist.plainexpr`; .title lines by
+#    one more;
+#  * the other lines go, in runs, through Lark's fast parser (larkroute.parse_run),
+#    which runs the builder as each rule is reduced; it has one builder, so _FAST_LOCK
+#    keeps it to one parse at a time.
 # Any failure (a syntax error, an error raised by the builder) sends parse() down the
 # tree route, which reads the whole text again: it checks all the syntax before it builds
 # anything, so which error is reported, and its wording, stay exactly as they were.
-_FAST_BUILDER = None
 _FAST_LOCK = threading.Lock()
 
 
-@lru_cache(maxsize=1)
-def _fast_lark() -> Lark:
-    global _FAST_BUILDER
-    _FAST_BUILDER = _FastBuilder(None, "")
-    return lark_parser(_grammar(), parser="lalr", lexer="contextual", start="netlist",
-                       transformer=_FAST_BUILDER, maybe_placeholders=False)
+def _larkroute():
+    """The tree route's module, imported (with Lark) on first use."""
+    from . import larkroute
+    return larkroute
 
 
 # A simple element line: type, name, then bare names, numbers and key=name/number items,
@@ -135,7 +103,6 @@ def _parse_fast(lines: list, filename: str) -> list | None:
     if not _FAST_LOCK.acquire(blocking=False):
         return None
     try:
-        lark = _fast_lark()
         statements: list = []
         start = None             # first line of the run of lines for Lark
         i = 0
@@ -143,20 +110,18 @@ def _parse_fast(lines: list, filename: str) -> list | None:
             st, stop = _fast_statement(lines, i, filename)
             if st is not None:
                 if start is not None:
-                    statements += _parse_run(lark, lines, start, i, filename)
+                    statements += _larkroute().parse_run(lines, start, i, filename)
                     start = None
                 statements.append(st)
             elif start is None and not _BLANK_OR_COMMENT.match(lines[i]):
                 start = i
             i = stop
         if start is not None:
-            statements += _parse_run(lark, lines, start, len(lines), filename)
+            statements += _larkroute().parse_run(lines, start, len(lines), filename)
         return statements
     except Exception:            # noqa: BLE001 - the tree route raises the right error
         return None
     finally:
-        if _FAST_BUILDER is not None:
-            _FAST_BUILDER.locate, _FAST_BUILDER.src = None, ""
         _FAST_LOCK.release()
 
 
@@ -171,6 +136,11 @@ def _fast_statement(lines: list, i: int, filename: str) -> tuple:
     if (continued or "(" in line or "{" in line) and _HEAD.match(line):
         stop = _statement_stop(lines, i)
         return _listed_element(lines, i, stop, filename), stop
+    if _DIRECTIVE.match(line):
+        if _TITLE.match(line):      # its own token: the rest of the line (no '+' lines)
+            return (None if continued else _title(line, i + 1, filename)), i + 1
+        stop = _statement_stop(lines, i)
+        return _listed_directive(lines, i, stop, filename), stop
     return None, i + 1
 
 
@@ -180,18 +150,6 @@ def _continued(lines: list, i: int) -> bool:
         if not _BLANK_OR_COMMENT.match(lines[j]):
             return _CONTINUATION.match(lines[j]) is not None
     return False
-
-
-def _parse_run(lark: Lark, lines: list, start: int, stop: int, filename: str) -> list:
-    """The statements of lines[start:stop] (whole statements), by the fast Lark parser."""
-    src = "\n" + "\n".join(lines[start:stop]) + "\n"
-
-    def locate(line: int, col: int) -> Loc:   # line 2 of src is lines[start]
-        line = min(max(line + start - 1, start + 1), stop)
-        return Loc(filename, line, col, lines[line - 1])
-
-    _FAST_BUILDER.locate, _FAST_BUILDER.src = locate, src
-    return lark.parse(src)
 
 
 def _simple_element(m: re.Match, number: int, line: str, filename: str) -> ast.ElementStmt | None:
@@ -220,14 +178,16 @@ def _simple_element(m: re.Match, number: int, line: str, filename: str) -> ast.E
                            Loc(filename, number, m.start(2) + 1, line))
 
 
-# An element line with calls of plain arguments: V=pwl(0, 0, 1m, 12, breakpoints=jumps),
-# over '+' continuation lines if need be. The statement's lines are joined as Lark reads
+# An element or directive line of names, numbers, vectors, plain braces and calls of
+# those (V=pwl(0, 0, 1m, 12, breakpoints=jumps), step(0, 0, {V})), over '+'
+# continuation lines if need be. The statement's lines are joined as Lark reads
 # them; _SEP is what Lark skips between two tokens (blanks, a ';' comment to the end of
 # its line, the line break and '+' of a continuation, with blank and comment lines
 # between). Every name and number must end where a token must end (_WORD_END), so that
 # the pieces can be matched in one way only and each is the token Lark's lexer makes
 # there (as for _SIMPLE_LINE above).
-# Anything else (braces, vectors, strings, nested calls, units with * / ^) is Lark's.
+# Anything else (strings, nested calls, vectors in calls, units with * / ^, braces that
+# are not plain) is Lark's.
 _SEP = r"(?:[ \t]|;[^\n]*(?![^\n])|\n(?:[ \t]*(?:[*;][^\n]*)?\n)*[ \t]*\+)*"
 _WORD_END = r"(?=[ \t;\n=,)]|\Z)"
 _KEY = rf"(?:({_NAME}){_SEP}={_SEP})?"
@@ -245,6 +205,12 @@ _DELIMITER = re.compile(rf"{_SEP}([,)])", re.ASCII)
 _ARG = re.compile(rf"{_SEP}{_KEY}(?:({_NAME})|({_NUMBER})){_WORD_END}{_SEP}([,)])",
                   re.ASCII)
 _NO_ARGS = re.compile(rf"{_SEP}\)", re.ASCII)
+_BRACE_ARG = re.compile(rf"{_SEP}{_KEY}(?=\{{)", re.ASCII)
+# a directive's head; .title is a token of its own (the grammar's TITLE, tried first)
+_DIRECTIVE = re.compile(rf"[ \t]*(\.[A-Za-z_]\w*){_WORD_END}", re.ASCII)
+_TITLE = re.compile(r"[ \t]*(\.title(?![\w.])[^\n;]*)", re.IGNORECASE)
+_PARAMS = re.compile(rf"{_SEP}params:", re.ASCII | re.IGNORECASE)   # the grammar's PARAMS
+_EQUALS = re.compile(rf"{_SEP}={_SEP}(?=\{{)", re.ASCII)
 _REST = re.compile(_SEP, re.ASCII)
 
 
@@ -276,14 +242,70 @@ class _Positions:
 
 
 def _listed_element(lines: list, start: int, stop: int, filename: str) -> ast.ElementStmt | None:
-    """The statement of lines[start:stop] if its values are names, numbers and calls of
-    names and numbers (each maybe key=...), else None."""
+    """The element statement of lines[start:stop] if its values are names, numbers,
+    calls of those, vectors and plain braces (each maybe key=...), else None."""
     src = "\n".join(lines[start:stop])
     at = _Positions(lines, start, stop, filename).loc
     head = _HEAD.match(src)
-    positional, params = [], []
-    pos = head.end()
-    while (item := _ITEM.match(src, pos)) is not None:
+    items = _listed_items(src, head.end(), at)
+    if items is None or items[2]:     # 'params:' on an element: the tree route's error
+        return None
+    return ast.ElementStmt(head.group(1), head.group(2), items[0], items[1],
+                           at(head.start(1)), at(head.start(2)))
+
+
+def _listed_directive(lines: list, start: int, stop: int, filename: str) -> ast.Directive | None:
+    """The directive of lines[start:stop], as _listed_element reads an element's values;
+    also ``.func name(args) = {body}`` (its values: the call, then the body)."""
+    src = "\n".join(lines[start:stop])
+    at = _Positions(lines, start, stop, filename).loc
+    head = _DIRECTIVE.match(src)
+    name, loc = head.group(1)[1:].lower(), at(head.start(1))
+    definition = _listed_funcdef(src, head.end(), at)
+    if definition is not None:
+        return ast.Directive(name, definition, [], loc)
+    items = _listed_items(src, head.end(), at)
+    if items is None or (items[2] and name != "subckt"):
+        return None
+    return ast.Directive(name, items[0], items[1], loc)
+
+
+def _title(line: str, number: int, filename: str) -> ast.Directive:
+    """``.title`` keeps the rest of its line, up to a ';' comment, as its text."""
+    title = _TITLE.match(line)
+    return ast.Directive("title", [], [], Loc(filename, number, title.start(1) + 1, line),
+                         text=title.group(1)[len(".title"):].strip())
+
+
+def _listed_funcdef(src: str, pos: int, at) -> list | None:
+    """[the call, the body] of ``name(args) = {body}`` from offset ``pos`` to the end,
+    or None."""
+    item = _ITEM.match(src, pos)
+    if item is None or item.group(2) is None or item.group(1) is not None:
+        return None
+    call, pos = _listed_call(src, item.start(2), item.end(), at)
+    equals = None if call is None else _EQUALS.match(src, pos)
+    if equals is None:
+        return None
+    body, pos = _listed_brace(src, equals.end(), at)
+    if body is None or _REST.fullmatch(src, pos) is None:
+        return None
+    return [call, body]
+
+
+def _listed_items(src: str, pos: int, at) -> tuple | None:
+    """(positional values, assigns, whether 'params:' came) of the statement's values
+    from offset ``pos`` to the end, or None if one is not of the kinds read here (or
+    a positional value follows 'params:': the tree route's error)."""
+    positional, params, marked = [], [], False
+    while True:
+        marker = _PARAMS.match(src, pos)
+        if marker is not None:
+            marked, pos = True, marker.end()
+            continue
+        item = _ITEM.match(src, pos)
+        if item is None:
+            break
         key, func, name, text, bracket = item.groups()
         if func is not None:
             value, pos = _listed_call(src, item.start(2), item.end(), at)
@@ -298,31 +320,39 @@ def _listed_element(lines: list, start: int, stop: int, filename: str) -> ast.El
             pos = item.end()
             value = _word(name, item.start(3), text, item.start(4), at)
         if key is None:
+            if marked:
+                return None
             positional.append(value)
         else:
             params.append(ast.Assign(key, value, at(item.start(1))))
     if _REST.fullmatch(src, pos) is None:
         return None
-    return ast.ElementStmt(head.group(1), head.group(2), positional, params,
-                           at(head.start(1)), at(head.start(2)))
+    return positional, params, marked
 
 
 def _listed_call(src: str, first: int, pos: int, at) -> tuple:
     """(the ast.Call whose name starts at ``first`` and whose arguments start at ``pos``,
-    the offset after its ')'), or (None, pos) if an argument is not a name or a number."""
+    the offset after its ')'), or (None, pos) if an argument is not a name, a number or
+    a plain brace."""
     args, keywords = [], []
     closed = _NO_ARGS.match(src, pos)
     while closed is None:
         arg = _ARG.match(src, pos)
-        if arg is None:
-            return None, pos
-        key, name, text, delimiter = arg.groups()
-        value = _word(name, arg.start(2), text, arg.start(3), at)
+        if arg is not None:
+            key, name, text, delimiter = arg.groups()
+            value = _word(name, arg.start(2), text, arg.start(3), at)
+            pos = arg.end()
+        else:                           # a brace: step(0, 0, {V})
+            arg = _BRACE_ARG.match(src, pos)
+            value, pos = (None, pos) if arg is None else _listed_brace(src, arg.end(), at)
+            found = None if value is None else _DELIMITER.match(src, pos)
+            if found is None:
+                return None, pos
+            key, delimiter, pos = arg.group(1), found.group(1), found.end()
         if key is None:
             args.append(value)
         else:
             keywords.append(ast.Assign(key, value, at(arg.start(1))))
-        pos = arg.end()
         if delimiter == ")":
             break
     end = closed.end() if closed is not None else pos
@@ -376,8 +406,10 @@ def _brace_template(inner: str):
     ``inner``: the same braces recur on many lines (``{m*L^2/12}``), and each is then
     parsed once and moved to its place (``_relocated``). A syntax error raises (the
     tree route then words it)."""
-    tree = _lark().parse(inner, start="expression")
-    return _Builder(lambda line, col: Loc("", line, col), inner).transform(tree.children[0])
+    plain = plainexpr.parse(inner)
+    if plain is not None:
+        return plain
+    return _larkroute().brace_template(inner)
 
 
 def _relocated(node, at, base: int):
@@ -421,11 +453,7 @@ def parse_expression(text: str, loc: Loc | None = None):
     def locate(line: int, col: int) -> Loc:
         return Loc(base.file, base.line, base.col + offset + col - 1, base.text)
 
-    try:
-        tree = _lark().parse(body, start="expression")
-        return _Builder(locate, body).transform(tree)
-    except (UnexpectedInput, VisitError) as exc:
-        raise _syntax_error(exc, locate) from None
+    return _larkroute().parse_expression(body, locate)
 
 
 def _check_characters(lines: list, filename: str) -> None:
@@ -497,107 +525,6 @@ def _check_first_line(lines: list, filename: str) -> None:
         return
 
 
-# --- parse tree -> AST ------------------------------------------------------------------
-class _Builder(ExprBuilder, Transformer_NonRecursive):
-    def __init__(self, locate: Locate, src: str):
-        super().__init__(visit_tokens=False)
-        self.locate = locate
-        self.src = src
-
-    def _loc(self, tok) -> Loc:
-        return self.locate(tok.line, tok.column)
-
-    # (not named _value: inside the parser, a method named after a rule is its callback)
-    def _as_value(self, item) -> ast.Value:
-        if not isinstance(item, Token):
-            return item
-        loc, text = self._loc(item), str(item)
-        if item.type == "NUMBER":
-            mantissa, suffix = split_number(text)
-            return ast.Number(loc, text, mantissa, suffix)
-        if item.type == "STRING":
-            return ast.String(loc, text, text[1:-1])
-        return ast.Ident(loc, text, text)
-
-    def _split(self, items) -> tuple[list, list, Token | None]:
-        """Items of a statement -> (positional values, assigns, the 'params:' token)."""
-        positional, params, marker = [], [], None
-        for item in items:
-            if isinstance(item, ast.Assign):
-                params.append(item)
-            elif isinstance(item, Token) and item.type == "PARAMS":
-                marker = item
-            else:
-                if marker is not None:
-                    raise NetlistError("after 'params:' only key=value pairs may follow",
-                                       self._as_value(item).loc)
-                positional.append(self._as_value(item))
-        return positional, params, marker
-
-    def netlist(self, children):
-        return children
-
-    def expression(self, children):
-        return expressions.bounded(children[0], self.locate(1, 1))
-
-    def element(self, children):
-        kind, name = children[0], children[1]
-        positional, params, marker = self._split(children[2:])
-        if marker is not None:
-            raise NetlistError("'params:' belongs on a .subckt line", self._loc(marker))
-        return ast.ElementStmt(str(kind), str(name), positional, params,
-                               self._loc(kind), self._loc(name))
-
-    def directive(self, children):
-        tok = children[0]
-        name = str(tok)[1:].lower()
-        positional, params, marker = self._split(children[1:])
-        if marker is not None and name != "subckt":
-            raise NetlistError("'params:' belongs on a .subckt line", self._loc(marker))
-        return ast.Directive(name, positional, params, self._loc(tok))
-
-    def funcdef(self, children):
-        """``.func name(arg, ...) = {body}``: the directive with the call and the body as
-        its values, as ``.func name(arg, ...) {body}`` (SPICE's form) reads."""
-        tok = children[0]
-        return ast.Directive(str(tok)[1:].lower(), list(children[1:]), [], self._loc(tok))
-
-    def title(self, children):
-        tok = children[0]
-        return ast.Directive("title", [], [], self._loc(tok), text=str(tok)[len(".title"):].strip())
-
-    def assign(self, children):
-        key, value = children
-        return ast.Assign(str(key), self._as_value(value), self._loc(key))
-
-    # vector, call and brace keep their bracket tokens: the text runs from the first
-    # to the end of the last.
-    def vector(self, children):
-        first, last = children[0], children[-1]
-        return ast.Vector(self._loc(first), self.src[first.start_pos:last.end_pos],
-                          [self._as_value(c) for c in children[1:-1]])
-
-    def call(self, children):
-        first, last = children[0], children[-1]
-        inside = children[1:-1]
-        return ast.Call(self._loc(first), self.src[first.start_pos:last.end_pos],
-                        str(first)[:-1],
-                        [self._as_value(c) for c in inside if not isinstance(c, ast.Assign)],
-                        [c for c in inside if isinstance(c, ast.Assign)])
-
-    def brace(self, children):
-        first, last = children[0], children[-1]
-        loc = self._loc(first)
-        return ast.Expr(loc, self.src[first.start_pos:last.end_pos],
-                        expressions.bounded(children[1], loc))
-
-
-class _FastBuilder(_Builder):
-    # Without a __default__, Lark builds the trees of the rules the builder has no
-    # method for (lists of items, inlined into their statement) directly.
-    __default__ = None
-
-
 # --- .subckt ... .ends --------------------------------------------------------------------
 def _gather_subckts(statements: list) -> list:
     """Move the statements between ``.subckt`` and ``.ends`` into ast.Subckt bodies."""
@@ -645,132 +572,3 @@ def _check_ends(st: ast.Directive, sub: ast.Subckt) -> None:
         if name.text.lower() != sub.name.lower():
             raise NetlistError(f".ends {name.text} does not match .subckt {sub.name} "
                                f"(line {sub.loc.line})", name.loc)
-
-
-# --- Lark exceptions -> NetlistError (the only place) ----------------------------------------
-_WORDS = {
-    "NUMBER": "a number", "ENUMBER": "a number", "NAME": "a name", "STRING": "a string",
-    "FUNC": "a function call", "DIRECTIVE": "a directive", "TITLE": ".title",
-    "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "COMMA": "','",
-    "EQUAL": "'='", "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'",
-    "_POW": "'^'", "_NL": "the end of the line", "$END": "the end of the input",
-}
-_VALUE_START = {"NUMBER", "STRING", "FUNC", "LBRACE"}
-_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "_POW", "_LT", "_GT", "_LE", "_GE", "_EQ",
-              "_NE"}
-_OPENERS = {"LBRACE": "{", "LPAR": "(", "FUNC": "("}
-_CLOSERS = {"RBRACE": "{", "RPAR": "("}
-_CLOSE_OF = {"{": "}", "(": ")"}
-
-
-def _expected_words(expected) -> str:
-    expected = set(expected) - {"PARAMS", "CONT", "WS", "COMMENT"}
-    phrases = []
-    if {"NAME", "DIRECTIVE"} <= expected:
-        phrases.append("an element type or a directive")
-        expected -= {"NAME", "DIRECTIVE", "TITLE"}
-    if _VALUE_START <= expected:
-        phrases.append("a value")
-        expected -= _VALUE_START | {"NAME", "LPAR"}
-    if "ENUMBER" in expected:
-        phrases.append("a number, a name or '('")
-        expected -= {"ENUMBER", "NAME", "LPAR", "MINUS", "PLUS"}
-    if len(expected & _OPERATORS) >= 2:
-        phrases.append("an operator")
-        expected -= _OPERATORS
-    phrases += sorted({_WORDS.get(t, t.lower()) for t in expected},
-                      key=lambda w: (w.startswith("the end"), w))
-    if not phrases:
-        return "something else"
-    return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " or " + phrases[-1]
-
-
-def _in_context(expected, stack) -> set:
-    """LALR merges states, so its expected set may name closers of brackets that are
-    not open here; keep what the innermost open bracket (if any) allows."""
-    openers = [t.type for t in stack if isinstance(t, Token) and t.type in _OPENERS]
-    expected = set(expected)
-    if not openers:
-        return expected - {"RPAR", "RBRACE", "COMMA"}
-    if openers[-1] == "LBRACE":
-        return expected - {"RPAR", "COMMA", "_NL", "$END"}
-    return expected - {"RBRACE", "_NL", "$END"}
-
-
-def _stack(exc) -> list:
-    state = getattr(exc, "state", None)
-    return list(getattr(state, "value_stack", None) or [])
-
-
-def _describe(tok: Token) -> str:
-    if tok.type in ("_NL", "$END"):
-        return _WORDS[tok.type][len("the "):]
-    return f"'{tok}'"
-
-
-def _end_of(item) -> tuple | None:
-    """(line, column) just after a value-stack item."""
-    if isinstance(item, Token):
-        return item.end_line, item.end_column
-    if isinstance(item, Tree) and not item.meta.empty:
-        return item.meta.end_line, item.meta.end_column
-    return None
-
-
-def _opener_loc(tok: Token, locate: Locate) -> Loc:
-    # a FUNC token is 'name(': point at its parenthesis
-    return locate(tok.line, tok.column + len(tok) - 1)
-
-
-def _syntax_error(exc: Exception, locate: Locate) -> NetlistError:
-    if isinstance(exc, VisitError):
-        if isinstance(exc.orig_exc, NetlistError):
-            return exc.orig_exc
-        raise exc.orig_exc
-    if isinstance(exc, UnexpectedToken):
-        return _unexpected_token(exc, locate)
-    if isinstance(exc, UnexpectedCharacters):
-        loc = locate(exc.line, exc.column)
-        if exc.char == '"':
-            return NetlistError("unclosed string: the closing '\"' is missing", loc)
-        allowed = _in_context(exc.allowed or (), _stack(exc))
-        allowed = f"; expected {_expected_words(allowed)}" if allowed else ""
-        return NetlistError(f"unexpected character '{exc.char}'{allowed}", loc)
-    if isinstance(exc, UnexpectedEOF):
-        return NetlistError(f"unexpected end of the input; expected "
-                            f"{_expected_words(exc.expected)}", locate(exc.line, exc.column))
-    return NetlistError(f"syntax error: {exc}")
-
-
-def _unexpected_token(exc: UnexpectedToken, locate: Locate) -> NetlistError:
-    tok = exc.token
-    stack = _stack(exc)
-    openers = [t for t in stack if isinstance(t, Token) and t.type in _OPENERS]
-    prev = next((e for e in map(_end_of, reversed(stack)) if e), None)
-    here = locate(tok.line, tok.column) if tok.line is not None else None
-    expected = _expected_words(_in_context(exc.expected, stack))
-
-    if tok.type in ("_NL", "$END"):
-        at_end = locate(*prev) if prev else here
-        if openers:
-            o = _OPENERS[openers[-1].type]
-            return NetlistError(f"unclosed '{o}': expected '{_CLOSE_OF[o]}' before the end "
-                                "of the line", _opener_loc(openers[-1], locate))
-        if stack and isinstance(stack[-1], Token) and stack[-1].type == "EQUAL":
-            return NetlistError("expected a value after '='", at_end)
-        return NetlistError(f"unexpected {_describe(tok)}; expected {expected}", at_end)
-    if tok.type in _CLOSERS:
-        want = _CLOSERS[tok.type]
-        if not openers:
-            return NetlistError(f"unexpected '{tok}': there is no '{want}' to close", here)
-        o = _OPENERS[openers[-1].type]
-        if o != want:
-            col = _opener_loc(openers[-1], locate).col
-            return NetlistError(f"unexpected '{tok}': the '{o}' at column {col} must be "
-                                f"closed first with '{_CLOSE_OF[o]}'", here)
-    if stack and isinstance(stack[-1], Token) and stack[-1].type == "EQUAL":
-        return NetlistError(f"expected a value after '=', got {_describe(tok)}", here)
-    hint = None
-    if tok.type in _OPERATORS and not any(t.type == "LBRACE" for t in openers):
-        hint = "arithmetic is written in braces, e.g. {2*L}"
-    return NetlistError(f"unexpected {_describe(tok)}; expected {expected}", here, hint)
