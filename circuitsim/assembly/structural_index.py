@@ -27,6 +27,7 @@ from collections import deque
 
 import numpy as np
 
+from ..arrays import Probes
 from ..solver.matching import maximum_matching
 from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 from ..solver.newton import DENSE_MAX
@@ -41,7 +42,7 @@ def multipliers(problem, t0: float, y0: np.ndarray) -> np.ndarray:
     """Boolean mask (n,) of the unknowns that are multipliers of higher-index
     constraints, from the structure of ``problem`` near (t0, y0)."""
     n = problem.n
-    rng = np.random.default_rng(SEED)
+    rng = Probes(SEED)
     y1 = y0 * (1.0 + PERTURBATION * rng.uniform(-1, 1, n)) + PERTURBATION * rng.uniform(-1, 1, n)
     yp1 = rng.uniform(-1, 1, n)
     dense = n <= DENSE_MAX and problem.jacobian_dense is not None     # no scipy.sparse

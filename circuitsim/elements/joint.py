@@ -41,6 +41,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..arrays import Probes
 from ..errors import ModelError
 from . import compiled
 from .base import ElementType, initialisation_params
@@ -638,7 +639,7 @@ class Joint(ConstraintModels, JointProtocol, ElementType):
         zero at two random states is zero at every state; terms that switch (the
         spherical joint's cone limit) are declared by the subclass on top of this."""
         N, nf = p.active.shape[0], cls._nf
-        rng = np.random.default_rng(PROBE_SEED)
+        rng = Probes(PROBE_SEED)
         run = copy.copy(p)
         run.active = np.full_like(p.active, 0.5)
         forms = [run]
