@@ -349,6 +349,21 @@ def test_the_registry_is_what_collect_finds_in_the_package():
     assert collect(_modules()) == element_types()
 
 
+def test_the_text_search_finds_each_keyword_in_its_own_module(monkeypatch):
+    """lookup() imports only the declaring module, found by searching the modules'
+    text: the search finds exactly the registered keywords, each in the module that
+    defines it, and a lookup without the registry gives the registry's class."""
+    from circuitsim.elements import registry
+    types = element_types()
+    assert registry._declared() == {key: [cls.__module__.rsplit(".", 1)[1]]
+                                    for key, cls in types.items()}
+    monkeypatch.setattr(registry, "_REGISTRY", None)
+    for key, cls in types.items():
+        assert registry.lookup(key.upper()) is cls and registry.lookup(key) is cls
+    assert registry.lookup("no_such_element") is None and registry.lookup("base") is None
+    assert registry._REGISTRY is None                 # never needed all of them
+
+
 def _with_invariant_rows() -> list:
     """The variants whose group has invariant rows (rigid joints, bodies)."""
     out = []
