@@ -14,6 +14,7 @@ confined the same way (:func:`confined`) and read as each file is parsed, once p
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 from dataclasses import dataclass, field
@@ -38,10 +39,11 @@ def library_dirs() -> list[Path]:
     checkout = Path(__file__).resolve().parents[2]
     if (checkout / "pyproject.toml").is_file():
         dirs.append(checkout / "library")
-    try:   # installed package: library/ is shipped as circuitsim.library
-        from importlib.resources import files
-        dirs.append(Path(str(files("circuitsim.library"))))
-    except (ImportError, ModuleNotFoundError, TypeError):
+    try:   # installed package: library/ is shipped as circuitsim.library (its folder,
+        # found as importlib.resources.files finds it, without importing that: ~8 ms)
+        dirs += map(Path, importlib.util.find_spec("circuitsim.library")
+                    .submodule_search_locations)
+    except (ImportError, AttributeError, TypeError):
         pass
     dirs.append(checkout / "library")      # a source tree without pyproject.toml
     unique = []

@@ -10,10 +10,18 @@ from helpers import REPO, netlist_path
 # loaded where used: scipy.sparse (~0.2 s, most of it scipy._lib) by large systems and
 # some analyses; scipy.sparse.csgraph and scipy.sparse.linalg bring scipy.linalg (~60 ms);
 # multiprocessing and concurrent.futures by parallel cases, subprocess by the background
-# warm-up, html by a notebook's views, the linearisation by its study (~15 ms together)
+# warm-up, html by a notebook's views, the linearisation by its study (~15 ms together);
+# lark (~25 ms, and ~20 ms to load its tables) by a line the parser's fast route leaves
 ON_USE = ("scipy", "scipy.sparse", "scipy.linalg", "scipy.sparse.linalg",
           "scipy.sparse.csgraph", "networkx", "matplotlib", "sympy", "multiprocessing",
-          "concurrent.futures", "subprocess", "html", "circuitsim.analysis.linearize")
+          "concurrent.futures", "subprocess", "html", "circuitsim.analysis.linearize",
+          "lark", "tempfile")
+# ... and a run of a small netlist needs none of these: Lark (its lines are the parser's
+# fast route's), numpy.random (~20-50 ms: the set-up's probes are arrays.Probes), the
+# element modules it does not use (~40-90 ms: registry.lookup), importlib.resources
+# (~8 ms: loader.library_dirs), tempfile (~5 ms: output.files)
+NOT_IN_A_SMALL_RUN = ("lark", "numpy.random", "numpy.polynomial", "importlib.resources",
+                      "tempfile", "circuitsim.elements.beam", "circuitsim.elements.rod")
 
 
 def _python(code: str, *args, env=None) -> subprocess.CompletedProcess:
@@ -29,6 +37,17 @@ def test_importing_the_command_line_loads_no_module_a_command_may_not_need():
     assert done.stdout.split() == []
 
 
+def test_a_small_run_loads_no_module_it_does_not_use(tmp_path):
+    code = ("import sys\n"
+            "from circuitsim import cli\n"
+            "done = cli.main(['run', sys.argv[1], '--out', sys.argv[2]])\n"
+            f"print('exit', done, *(m for m in {NOT_IN_A_SMALL_RUN!r} if m in sys.modules))\n")
+    for name in ("dcmotor", "fourbar"):
+        done = _python(code, str(netlist_path(name)), str(tmp_path / f"{name}.csv"))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[-1].split() == ["exit", "0"], name
+
+
 def test_the_first_run_writes_the_tables_and_the_next_reads_them(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     env.pop("LOCALAPPDATA", None)
@@ -37,7 +56,7 @@ def test_the_first_run_writes_the_tables_and_the_next_reads_them(tmp_path):
             "sys.exit(cli.main(sys.argv[1:]))\n")
     good = str(netlist_path("dcmotor"))
     bad = tmp_path / "bad.cir"
-    bad.write_text(".title bad\nR R1 a 0 R={1+}\n")
+    bad.write_text(".title bad\nR R1 a 0 R={1+ >= 1}\n")   # a comparison: Lark's fast parser
     printed = []
     for _ in range(2):
         check = _python(code, "check", good, env=env)

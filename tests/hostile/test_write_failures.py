@@ -4,6 +4,7 @@ a truncated file under the name asked for. The file system is made full by makin
 writes fail with ENOSPC, as a full disk does."""
 import errno
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ def disks(tmp_path, monkeypatch):
     spare.mkdir()
     netlist = tmp_path / "rc.cir"
     netlist.write_text(RC)
-    monkeypatch.setattr(files_mod.tempfile, "gettempdir", lambda: str(spare))
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(spare))
     real_replace = os.replace
 
     def replace(src, dst):

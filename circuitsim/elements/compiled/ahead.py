@@ -34,8 +34,6 @@ import json
 import math
 import operator
 import os
-import shutil
-import tempfile
 import warnings
 from pathlib import Path
 from types import SimpleNamespace
@@ -188,6 +186,8 @@ def build(modules) -> bool:
     except ImportError:
         return False
     target = path()
+    import shutil                             # the build's own: not every run's imports
+    import tempfile
     work = tempfile.mkdtemp(prefix="circuitsim-twins-")
     try:
         cc = CC(EXTENSION, source_module=__name__)
