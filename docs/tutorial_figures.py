@@ -47,7 +47,8 @@ def figures() -> dict:
         "`lg.png`, and a report: per-joint constraint violation (below "
         f"{_bound(violation)} m here), quaternion norms, Kirchhoff residuals and the power "
         f"balance — input {e['W_in'] / 1e3:.3g} kJ = dissipated {e['W_diss'] / 1e3:.3g} kJ + "
-        f"stored {e['dE'] / 1e3:.3g} kJ, closing to {e['relative']:.1e} of the energy (the "
+        f"stored {e['dE'] / 1e3:.3g} kJ, closing to within {_bound(e['relative'])} of the "
+        "energy (the "
         "work summed over the solver's steps, so the rod's impact on its end stop between "
         "two output points counts), the orifices' throttling named among the losses. "
         "Variables are named by "
@@ -76,7 +77,8 @@ def figures() -> dict:
         f"move; the oil warms from 40 °C to {m['Tmax'] - 273.15:.3g} °C. The supply delivers "
         f"{se['W_in'] / 1e3:.3g} kJ, of which the valve's metering edges burn "
         f"{edges / 1e3:.3g} kJ and the leak {dict(se['losses'])['Lk']:.3g} J (the power "
-        f"balance closes to {se['relative']:.1e}); {heat['Q_in'] / 1e3:.3g} kJ of heat enter "
+        f"balance closes to within {_bound(se['relative'])}); {heat['Q_in'] / 1e3:.3g} kJ of heat "
+        f"enter "
         f"the oil, {heat['Q_out']:.3g} J leave it to the air, and the oil keeps "
         f"{heat['dH'] / 1e3:.3g} kJ.")
     return {"power": power, "final": final, "studies": studies, "servo": servo_text}
