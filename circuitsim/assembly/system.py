@@ -99,6 +99,12 @@ def _check_linear(g: Group, dfdx: np.ndarray, dfdxp: np.ndarray) -> None:
                                   "(x, x')")
 
 
+def _states(g: Group) -> slice:
+    """The columns of a group's states in its var_idx (after its ports' unknowns)."""
+    first = sum(p.nvars for p in g.etype.ports)
+    return slice(first, first + len(g.etype.states))
+
+
 def _no_power(inst) -> bool:
     """All of the element's known port domains are ones whose potential × flow is no
     power (a heat capacity to ground: its ground port has no domain of its own)."""
@@ -205,7 +211,8 @@ class System(DAEProblem):
         self.nres = 0
         self.for_initialisation = _InitialisationView(self) if any(
             g.p_init is not g.p for g in self.groups) else None
-        self._projected = [g for g in self.groups if g.etype.is_body]
+        self._projected = [(g, g.var_idx[:, _states(g)]) for g in self.groups
+                           if g.etype.is_body]           # (group, its states' unknowns)
         self.project = self._project if self._projected else None   # solver hook
         # solver hook (17): the elements' switching functions, vectorised by group
         self._switched = [g for g in self.groups if g.etype.switch_names(g.p)]
@@ -538,9 +545,7 @@ class System(DAEProblem):
         """After each accepted step: the bodies correct their own states with their
         ``project(states)`` hook (|q| = 1)."""
         y = y.copy()
-        for g in self._projected:
-            first = sum(p.nvars for p in g.etype.ports)
-            idx = g.var_idx[:, first:first + len(g.etype.states)]
+        for g, idx in self._projected:
             y[idx] = g.etype.project(y[idx])
         return y
 

@@ -19,10 +19,11 @@ class MagnitudeGroups:
         self.members = np.concatenate(members) if members else None
         self.sizes = np.array([len(m) for m in members], dtype=np.intp)
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.intp)
+        self.group = np.repeat(np.arange(len(members), dtype=np.intp), self.sizes)
 
     def largest(self, magnitude: np.ndarray) -> np.ndarray:
         """``magnitude`` with each group's entries set to the group's largest (in place)."""
         if self.members is not None:
             peaks = np.maximum.reduceat(magnitude[self.members], self.starts)
-            magnitude[self.members] = np.repeat(peaks, self.sizes)
+            magnitude[self.members] = peaks[self.group]
         return magnitude
