@@ -33,10 +33,10 @@ from .exprbuilder import ExprBuilder
 MAX_DEPTH = 60                  # nested brackets and signs the descent takes on itself
 
 # the grammar's terminals inside braces: NAME, ENUMBER, and the operators and brackets
-# ('**' before '*', as Lark's lexer tries the longer literal first)
-_TOKEN = re.compile(r"[ \t\f]*(?:([A-Za-z_]\w*(?:\.\w+)*)"
+# ('**' before '*', as Lark's lexer tries the longer literal first); WS between them
+_TOKEN = re.compile(r"([A-Za-z_]\w*(?:\.\w+)*)"
                     r"|((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[A-Za-z]*)"
-                    r"|(\*\*|[-+*/^(),]))", re.ASCII)
+                    r"|(\*\*|[-+*/^(),])", re.ASCII)
 _BLANKS = re.compile(r"[ \t\f]*")
 
 
