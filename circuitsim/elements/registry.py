@@ -8,8 +8,9 @@ of the keyword's name (``body.py``), or else of every module, is searched for
 them (40-90 ms, numpy.polynomial among them).
 Where the text does not tell (a keyword in no module's text or in two, a module that
 does not define it), every module is imported and :func:`element_types` decides, as
-without the search; ``tests/elements/test_registry.py`` checks that the search finds
-exactly the registered keywords, each in its own module."""
+without the search; ``tests/elements/test_contract.py`` checks that the search finds
+exactly the registered keywords, each in its own module. Each keyword is resolved once
+(a netlist looks one up per element line)."""
 from __future__ import annotations
 
 import importlib
@@ -23,6 +24,7 @@ from .base import ElementType
 
 _REGISTRY: dict[str, type] | None = None
 _DECLARED: dict[str, list] | None = None
+_FOUND: dict[str, type | None] = {}       # lower-case keyword: its type, or None
 _KEYWORD = re.compile(r'^[ \t]+keyword\s*=\s*"([^"\n]+)"', re.MULTILINE)
 _NOT_ELEMENTS = ("base", "registry")
 
@@ -68,6 +70,13 @@ def element_types() -> dict[str, type]:
 def lookup(keyword: str) -> type | None:
     """The element type for a keyword (case-insensitive), or None."""
     key = keyword.lower()
+    if key not in _FOUND:
+        _FOUND[key] = _resolved(key)
+    return _FOUND[key]
+
+
+def _resolved(key: str) -> type | None:
+    """lookup()'s answer for a lower-case keyword, found as the module docstring says."""
     if _REGISTRY is None:
         if key.isidentifier() and key in _keywords_of(key):     # body in body.py
             modules = [key]

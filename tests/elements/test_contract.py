@@ -358,6 +358,7 @@ def test_the_text_search_finds_each_keyword_in_its_own_module(monkeypatch):
     assert registry._declared() == {key: [cls.__module__.rsplit(".", 1)[1]]
                                     for key, cls in types.items()}
     monkeypatch.setattr(registry, "_REGISTRY", None)
+    monkeypatch.setattr(registry, "_FOUND", {})
     for key, cls in types.items():
         assert registry.lookup(key.upper()) is cls and registry.lookup(key) is cls
     assert registry.lookup("no_such_element") is None and registry.lookup("base") is None
