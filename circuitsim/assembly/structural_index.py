@@ -28,8 +28,8 @@ from collections import deque
 import numpy as np
 
 from ..arrays import Probes
+from ..solver.columnmatrix import ColumnMatrix
 from ..solver.matching import maximum_matching
-from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 from ..solver.newton import DENSE_MAX
 from ..solver.rowmatrix import RowMatrix
 
@@ -45,24 +45,30 @@ def multipliers(problem, t0: float, y0: np.ndarray) -> np.ndarray:
     rng = Probes(SEED)
     y1 = y0 * (1.0 + PERTURBATION * rng.uniform(-1, 1, n)) + PERTURBATION * rng.uniform(-1, 1, n)
     yp1 = rng.uniform(-1, 1, n)
-    dense = n <= DENSE_MAX and problem.jacobian_dense is not None     # no scipy.sparse
-    jacobian = problem.jacobian_dense if dense else problem.jacobian
-    dfdy = dfdyp = np.zeros((n, n)) if dense else sp.csr_matrix((n, n))
+    dense = n <= DENSE_MAX and problem.jacobian_dense is not None
+    dfdy = dfdyp = np.zeros((n, n)) if dense else ColumnMatrix.zeros((n, n))
     for y, yp in ((y0, np.zeros(n)), (y1, yp1)):
         with np.errstate(all="ignore"):
             try:
-                J0 = jacobian(t0, y, yp, 0.0)
-                J1 = jacobian(t0, y, yp, 1.0) - J0
+                J0 = _jacobian(problem, dense, t0, y, yp, 0.0)
+                J1 = _jacobian(problem, dense, t0, y, yp, 1.0) - J0
             except EVALUATION_ERRORS:       # the perturbed point left a model's domain
                 continue
         dfdy = dfdy + abs(J0)
         dfdyp = dfdyp + abs(J1)
     cols = np.flatnonzero(np.asarray(problem.id) == 0)          # algebraic unknowns
-    rows = np.flatnonzero(np.asarray((dfdyp != 0).sum(axis=1)).ravel() == 0)  # no y' in it
+    if dense:
+        rows = np.flatnonzero(np.count_nonzero(dfdyp, axis=1) == 0)   # no y' in the row
+        at_rows, at_cols = np.nonzero(dfdy[np.ix_(rows, cols)]) if len(rows) else ((), ())
+    else:
+        rows = np.flatnonzero(np.bincount(dfdyp.nonzero()[0], minlength=n) == 0)
+        entry_rows, entry_cols = dfdy.nonzero()
+        row_at, col_at = np.full(n, -1), np.full(n, -1)
+        row_at[rows], col_at[cols] = np.arange(len(rows)), np.arange(len(cols))
+        inside = (row_at[entry_rows] >= 0) & (col_at[entry_cols] >= 0)
+        at_rows, at_cols = row_at[entry_rows[inside]], col_at[entry_cols[inside]]
     if not len(rows) or not len(cols):
         return np.zeros(n, dtype=bool)
-    block = dfdy[np.ix_(rows, cols)] if dense else sp.csr_matrix(dfdy)[rows][:, cols]
-    at_rows, at_cols = block.nonzero()       # (a sparse matrix's leaves out stored zeros)
     B = RowMatrix.from_entries(at_rows, at_cols, np.ones(len(at_rows)), len(rows), len(cols))
     match = maximum_matching(B, perm_type="row")     # column -> row, or -1
     row_of_col = match
@@ -82,6 +88,14 @@ def multipliers(problem, t0: float, y0: np.ndarray) -> np.ndarray:
     out = np.zeros(n, dtype=bool)
     out[cols[marked]] = True
     return out
+
+
+def _jacobian(problem, dense: bool, t, y, yp, cj):
+    """The Jacobian as a dense array (``dense``) or a ColumnMatrix."""
+    if dense:
+        return problem.jacobian_dense(t, y, yp, cj)
+    evaluate = problem.jacobian_columns or problem.jacobian
+    return ColumnMatrix.of(evaluate(t, y, yp, cj))
 
 
 def _rows_of_columns(B) -> list:

@@ -32,6 +32,7 @@ from ..runtime.timefunctions import TimeFunctionArray, TimeVectorArray
 from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
 from ..solver.matching import maximum_matching
 from ..solver.problem import DAEProblem
+from ..solver.columnmatrix import ColumnMatrix
 from ..solver.rowmatrix import RowMatrix
 from .structural_index import multipliers
 from .numbering import Numbering
@@ -152,6 +153,9 @@ class _InitialisationView(DAEProblem):
 
     def jacobian_dense(self, t, y, yp, cj):
         return self.system.jacobian_dense(t, y, yp, cj, init=True)
+
+    def jacobian_columns(self, t, y, yp, cj):
+        return self.system.jacobian_columns(t, y, yp, cj, init=True)
 
 
 def _written_in_function(inst, name: str) -> str:
@@ -488,8 +492,13 @@ class System(DAEProblem):
 
     def jacobian(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float,
                  init: bool = False) -> sp.csc_matrix:
-        data = self.jacobian_data(t, y, yp, cj, init)
-        return sp.csc_matrix((data, self._indices, self._indptr), shape=(self.n, self.n))
+        return self.jacobian_columns(t, y, yp, cj, init).scipy()
+
+    def jacobian_columns(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float,
+                         init: bool = False) -> ColumnMatrix:
+        """The Jacobian on the fixed CSC pattern (the solver's sparse matrix)."""
+        return ColumnMatrix(self.jacobian_data(t, y, yp, cj, init), self._indices,
+                            self._indptr, (self.n, self.n))
 
     def jacobian_dense(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float,
                        init: bool = False) -> np.ndarray:

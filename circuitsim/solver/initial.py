@@ -30,7 +30,6 @@ from ..errors import InconsistentInitialConditions
 from .magnitudes import MagnitudeGroups
 from .matching import structural_rank
 from .rowmatrix import RowMatrix
-from .lazy import sparse as sp   # scipy.sparse, imported on first use
 from .newton import ROUNDING_ULPS, BadValues, factorise, jacobian, residual, wrms
 from .problem import unknown_names
 
@@ -130,7 +129,7 @@ def _mixed_newton(problem, t, y, yp, solve_y, diff, rtol, atol, tscale, stats):
                 J1 = jacobian(problem, t, y, yp, 1.0, stats)
                 # column j: dF/dy_j for y-unknowns, dF/dy'_j = (J1 - J0)[:, j] for y'-unknowns
                 M = (J0 * ycol + (J1 - J0) * ypcol if isinstance(J0, np.ndarray) else
-                     sp.csc_matrix(J0 @ sp.diags(ycol) + (J1 - J0) @ sp.diags(ypcol)))
+                     (J0.scaled_columns(ycol) + (J1 - J0).scaled_columns(ypcol)).without_zeros())
                 floor = (lambda y, yp, A0=abs(J0), A1=abs(J1 - J0):
                          _rounding_level(A0, groups.largest(np.abs(y)) + atol)
                          + _rounding_level(A1, groups.largest(np.abs(yp)) + atol / tscale))
@@ -171,11 +170,7 @@ def _rounding_level(A, u: np.ndarray) -> np.ndarray:
 
 def _structurally_singular(M) -> bool:
     """No perfect matching between rows and non-zero columns: singular for any values."""
-    if isinstance(M, np.ndarray):
-        M = RowMatrix.pattern(M)
-    else:
-        M = M.copy()
-        M.eliminate_zeros()
+    M = RowMatrix.pattern(M) if isinstance(M, np.ndarray) else M.tocsr()   # no zeros
     return structural_rank(M) < M.shape[0]
 
 

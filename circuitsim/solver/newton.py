@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .problem import unknown_names
-from .lazy import sparse as sp   # scipy.sparse, imported on first use
+from .columnmatrix import ColumnMatrix
 from .lapack import getrf_getrs
 from .superlu import splu
 
@@ -128,13 +128,16 @@ def residual(problem, t, y, yp, stats, invariant: bool = False) -> np.ndarray:
 
 def jacobian(problem, t, y, yp, cj, stats):
     """dF/dy + cj dF/dy': a dense array up to DENSE_MAX unknowns where the problem gives
-    one (``jacobian_dense``), else CSC; raises BadValues on exceptions or non-finite
-    entries."""
+    one (``jacobian_dense``), else a ColumnMatrix (``jacobian_columns`` where the
+    problem gives it, else its ``jacobian`` read by columns); raises BadValues on
+    exceptions or non-finite entries."""
     stats["njac"] += 1
     dense = problem.n <= DENSE_MAX and problem.jacobian_dense is not None
+    evaluate = (problem.jacobian_dense if dense else problem.jacobian_columns
+                or problem.jacobian)
     try:
         with np.errstate(all="ignore"):
-            J = (problem.jacobian_dense if dense else problem.jacobian)(t, y, yp, cj)
+            J = evaluate(t, y, yp, cj)
     except BAD_VALUE_ERRORS as exc:
         raise BadValues(_blamed(problem, t, y, yp, f"the Jacobian raised "
                                 f"{type(exc).__name__}: {exc}")) from None
@@ -144,12 +147,11 @@ def jacobian(problem, t, y, yp, cj, stats):
             raise BadValues(_blamed(problem, t, y, yp, "the Jacobian is not finite"),
                             np.flatnonzero(~finite.all(axis=0)))
         return J
-    J = sp.csc_matrix(J)
+    J = ColumnMatrix.of(J)
     if not np.isfinite(J.data).all():
         bad = ~np.isfinite(J.data)
-        cols = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))[bad]
         raise BadValues(_blamed(problem, t, y, yp, "the Jacobian is not finite"),
-                        np.unique(cols))
+                        np.unique(J.columns[bad]))
     return J
 
 
@@ -220,7 +222,7 @@ class EliminationOrder:
     def factorise(self, J, stats, problem=None):
         if self.choice == "general":
             return factorise(J, stats, problem)
-        Jp = self._permuted(J)
+        Jp = self._permuted(ColumnMatrix.of(J))
         try:
             lu = splu(Jp, permc_spec="NATURAL", diag_pivot_thresh=PIVOT_THRESHOLD,
                       options=dict(SymmetricMode=True), panel_size=PANEL_SIZE,
@@ -240,19 +242,12 @@ class EliminationOrder:
 
     def _permuted(self, J):
         """P·J·Pᵀ; the map of the data is computed once per sparsity pattern."""
-        J = sp.csc_matrix(J)
         if (self._pattern is None or not np.array_equal(self._pattern[0], J.indptr)
                 or not np.array_equal(self._pattern[1], J.indices)):
-            marks = sp.csc_matrix((np.arange(1.0, J.nnz + 1), J.indices, J.indptr),
-                                  shape=J.shape)
-            moved = marks[self.order][:, self.order].tocsc()
-            moved.sort_indices()
             self._pattern = (J.indptr.copy(), J.indices.copy())
-            self._permutation = (moved.data.astype(np.int64) - 1, moved.indices, moved.indptr)
+            self._permutation = J.permuted(self.order)
         source, indices, indptr = self._permutation
-        Jp = sp.csc_matrix((J.data[source], indices, indptr), shape=J.shape)
-        Jp.has_canonical_format = True       # sorted, no duplicates: spares SuperLU's check
-        return Jp
+        return ColumnMatrix(J.data[source], indices, indptr, J.shape)
 
 
 def singular_part(J, problem) -> str:
@@ -352,14 +347,14 @@ class Newton:
         self._built_at = (t, y.copy(), yp.copy())
 
     @property
-    def magnitude(self) -> sp.csc_matrix:
+    def magnitude(self) -> ColumnMatrix:
         """|J| entrywise, the size of each row's terms (output points' polish, the
         rounding test): made from the kept matrix when first asked for."""
         if self._magnitude is None:
             self._magnitude = abs(self.matrix)
         return self._magnitude
 
-    def mass(self) -> sp.csc_matrix:
+    def mass(self) -> ColumnMatrix:
         """dF/dy' where the kept matrix was built: (J(cj) - J(0)) / cj, one more
         Jacobian evaluation, made when first asked for."""
         if self._mass is None:

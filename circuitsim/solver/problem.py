@@ -103,6 +103,10 @@ class DAEProblem:
         whose sign change ends the run (a pole of an expression): the solver locates the
         first such root and stops there with :class:`~circuitsim.errors.SingularInput`,
         the results up to its last step kept.
+    (22) ``jacobian_columns(t, y, yp, cj)`` [None]: the same matrix as ``jacobian`` as a
+        :class:`~circuitsim.solver.columnmatrix.ColumnMatrix` (CSC arrays in numpy); the
+        solver asks for it instead above newton.DENSE_MAX unknowns, so that a run of a
+        few hundred unknowns builds no scipy.sparse matrix (and does not import it).
     """
     n: int = 0
     id: np.ndarray = None
@@ -130,6 +134,7 @@ class DAEProblem:
     jacobian_dense: Callable | None = None
     event_update: Callable | None = None
     event_terminal: np.ndarray | None = None
+    jacobian_columns: Callable | None = None
 
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray) -> np.ndarray:
         """F(t, y, y'), shape (n,)."""

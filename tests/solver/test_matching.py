@@ -1,12 +1,15 @@
-"""The structural checks' matching against scipy.sparse.csgraph's, on random patterns
-either side of the size where the Python matching hands over."""
+"""The structural checks' matching against scipy.sparse.csgraph's, on random patterns,
+in Python and past its budget in csgraph."""
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from helpers import NETLISTS
 
 from circuitsim.solver import matching
 from circuitsim.solver.matching import maximum_matching, structural_rank
@@ -40,18 +43,42 @@ def test_maximum_size_as_csgraph(seed, rows, cols, density):
     _check_valid(A, by_row, by_col)
 
 
-def test_larger_than_the_python_limit_uses_csgraph_with_the_same_size(monkeypatch):
+def test_a_search_over_budget_goes_to_csgraph_with_the_same_size(monkeypatch):
     A = _pattern(7, 80, 80, 0.03)
     python_rank = structural_rank(A)
-    monkeypatch.setattr(matching, "PYTHON_MATCHING_MAX", 10)
+    monkeypatch.setattr(matching, "PATH_STEPS_MIN", 0)
+    monkeypatch.setattr(matching, "PATH_STEPS_PER_ENTRY", 0)
+    calls = []
+    real = matching.scipy_modules.load
+    monkeypatch.setattr(matching.scipy_modules, "load",
+                        lambda *args: calls.append(args) or real(*args))
     assert structural_rank(A) == python_rank == np.count_nonzero(
         maximum_bipartite_matching(A, perm_type="column") >= 0)
+    assert calls, "the compiled matching was not used"
+
+
+def test_the_greedy_pass_matches_a_long_chain_alone():
+    """The fewest-entries greedy pass leaves no row of a 64-link chain's equations to
+    the augmenting paths (the old first-free-column pass left 126 of 1 408), so the
+    matching of a large mechanism stays linear in its size."""
+    sys.path.insert(0, str(NETLISTS))
+    from chain import chain_netlist
+    import circuitsim
+    from circuitsim.assembly import system as system_module
+    graphs = []
+    real = system_module.maximum_matching
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(system_module, "maximum_matching",
+                      lambda g, perm_type="column": graphs.append(g) or real(g, perm_type))
+        patch.setattr(matching, "_augment", lambda *args: pytest.fail("a row was left"))
+        circuitsim.parse(chain_netlist(64, t_end=0.01)).prepare()
+    assert graphs and graphs[0].shape[0] > 1000
 
 
 def test_a_long_augmenting_path_needs_no_recursion():
     """A staircase whose greedy pass leaves one row that only a path through every
     other row can match: depth n, far beyond Python's recursion limit if recursive."""
-    n = matching.PYTHON_MATCHING_MAX
+    n = 2000
     rows = np.r_[np.arange(n), np.arange(1, n)]
     cols = np.r_[np.arange(n), np.arange(n - 1)]      # row i: columns i and i - 1
     A = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
