@@ -30,6 +30,7 @@ import numpy as np
 from ..elements.declarations import FRAME_VARS
 from ..errors import ModelError
 from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
+from ..solver.rowmatrix import RowMatrix
 from .mobility import Mobility, analyse, switch_off
 
 POS_TOL = 1e-10        # m (and rad-like units of the rotation rows): assembled
@@ -177,21 +178,22 @@ def _target_instances(targets) -> list:
 
 def _matrix(data, rows, cols, shape):
     """The matrix with the entries ``data`` at (``rows``, ``cols``) (lists of arrays,
-    duplicates summed): dense for a small system (no scipy.sparse), else CSR."""
+    duplicates summed): dense for a small system, else a RowMatrix (neither needs
+    scipy.sparse, which only LSQR imports)."""
     data, rows, cols = (np.concatenate(part) for part in (data, rows, cols))
     if shape[1] <= DENSE_LSTSQ_MAX + 2:                 # y holds the two constant slots too
         out = np.zeros(shape)
         np.add.at(out, (rows, cols), data)
         return out
-    return sp.csr_matrix((data, (rows, cols)), shape=shape)
+    return RowMatrix.from_entries(rows, cols, data, *shape)
 
 
 def _least_squares(A, b: np.ndarray, scale=None) -> np.ndarray:
     """The minimum-norm z with A·diag(scale)·z closest to b (scale: 1 if None)."""
     if isinstance(A, np.ndarray):
         return np.linalg.lstsq(A if scale is None else A * scale, b, rcond=None)[0]
-    from scipy.sparse.linalg import lsqr   # on use: ~60 ms of import
-    A = A if scale is None else A @ sp.diags(scale)
+    from scipy.sparse.linalg import lsqr   # on use: 0.1-0.3 s of import
+    A = A.scipy() if scale is None else A.scipy() @ sp.diags(scale)
     return lsqr(A, b, atol=1e-14, btol=1e-14, iter_lim=10 * A.shape[1])[0]
 
 

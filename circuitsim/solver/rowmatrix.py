@@ -44,6 +44,36 @@ class RowMatrix:
         """A @ x for a vector x: each row's products summed in column order."""
         return np.bincount(self._rows, self.data * x[self.indices], minlength=self.shape[0])
 
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        return self.dot(x)
+
+    def __abs__(self) -> "RowMatrix":
+        return RowMatrix(np.abs(self.data), self.indices, self.indptr, self.shape)
+
+    def sum(self, axis: int) -> np.ndarray:
+        """Column sums (axis 0) or row sums (axis 1), as an array's."""
+        if axis == 0:
+            return np.bincount(self.indices, self.data, minlength=self.shape[1])
+        return np.bincount(self._rows, self.data, minlength=self.shape[0])
+
+    def __getitem__(self, key) -> "RowMatrix":
+        """The rows ``A[rows]`` or the columns ``A[:, cols]`` listed (index arrays)."""
+        if isinstance(key, tuple):
+            everything, cols = key
+            if everything != slice(None):
+                raise IndexError("a RowMatrix takes A[rows] or A[:, cols]")
+            where = np.full(self.shape[1], -1)
+            where[cols] = np.arange(len(cols))
+            kept = where[self.indices] >= 0
+            return RowMatrix.from_entries(self._rows[kept], where[self.indices[kept]],
+                                          self.data[kept], self.shape[0], len(cols))
+        rows = np.asarray(key)
+        counts = np.diff(self.indptr)[rows]
+        starts = np.repeat(self.indptr[rows] - np.cumsum(counts) + counts, counts)
+        taken = starts + np.arange(counts.sum())
+        return RowMatrix(self.data[taken], self.indices[taken],
+                         np.concatenate([[0], np.cumsum(counts)]), (len(rows), self.shape[1]))
+
     def tocsr(self) -> "RowMatrix":
         return self
 
