@@ -12,12 +12,10 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..analysis import operating_point as op_analysis
 from ..assembly.startup import kinematic_start
 from ..assembly.system import System
 from ..errors import Loc, NetlistError, did_you_mean
 from ..output import measures
-from ..output import report as run_report
 from ..output.scene import scene_of
 from ..output.results import Result, StreamWriter
 from .inputs import check_inputs
@@ -25,6 +23,7 @@ from .resumable import ResumableRun
 from ..solver import solve
 
 if TYPE_CHECKING:
+    from ..analysis import operating_point as op_analysis
     from ..analysis.linearize import Linearization
 
 STEPS_PER_PERIOD = 40    # smallest number of steps per period of a sine input
@@ -171,6 +170,7 @@ class _ElementOutputs:
 
 
 def _operating_point(case: Case, start, t: float) -> op_analysis.OperatingPoint:
+    from ..analysis import operating_point as op_analysis   # its study only: ~8 ms
     system = case.system
     system.classify(t, start.y0)
     y, stats = op_analysis.solve(system, start.y0, t)
@@ -188,6 +188,22 @@ def _operating_point(case: Case, start, t: float) -> op_analysis.OperatingPoint:
         t, list(case.all_names), values, dict(system.units), y, probes,
         stats.pop("residual", 0.0), stats, list(start.notes), case.circuit.title, case.name,
         detail)
+
+
+def _step_quadrature(system):
+    """The run report's quadrature over the steps (output/report.py, imported only when
+    a report is asked for: ~2 ms)."""
+    from ..output import report as run_report
+    return run_report.StepQuadrature(system)
+
+
+def _report(system, out, Y, all_names, full, stats, warnings, quad):
+    """The run report (``report=True`` gave a StepQuadrature ``quad``), else None."""
+    if quad is None:
+        return None
+    from ..output import report as run_report
+    return run_report.build(system, np.asarray(out.t), Y, all_names, full, stats, warnings,
+                            quad)
 
 
 def _diagnostic_names(system: System) -> list:
@@ -355,7 +371,7 @@ def run(case: Case, t_end=None, tstep=None, rtol=None, atol=None, max_step=None,
                           max_step=max_step,
                           first_step=first_step if first_step is not None else tr.h0,
                           max_order=tr.maxorder, progress=progress,
-                          on_step=run_report.StepQuadrature(system) if report else None)
+                          on_step=_step_quadrature(system) if report else None)
     # the report (the equations at the points) and a caller's on_output read all of y
     system.recorded, system.recorded_rates = (None, None) if report or on_output is not None \
         else system.recorded_unknowns(names + (_diagnostic_names(system) if compared else [])
@@ -436,5 +452,4 @@ def _result(case: Case, out, names: list, cols, start, scene, quad) -> Result:
                   case.name, warnings=warnings, notes=start.notes,
                   mobility=start.mobility, diagnostics=diagnostics,
                   scene=scene, measures=taken,
-                  report=run_report.build(system, np.asarray(out.t), Y, all_names, full,
-                                          stats, warnings, quad) if quad is not None else None)
+                  report=_report(system, out, Y, all_names, full, stats, warnings, quad))

@@ -21,7 +21,9 @@ ON_USE = ("scipy", "scipy.sparse", "scipy.linalg", "scipy.sparse.linalg",
 # element modules it does not use (~40-90 ms: registry.lookup), importlib.resources
 # (~8 ms: loader.library_dirs), tempfile (~5 ms: output.files)
 NOT_IN_A_SMALL_RUN = ("lark", "numpy.random", "numpy.polynomial", "importlib.resources",
-                      "tempfile", "circuitsim.elements.beam", "circuitsim.elements.rod")
+                      "tempfile", "circuitsim.elements.beam", "circuitsim.elements.rod",
+                      "circuitsim.analysis.operating_point", "circuitsim.output.report",
+                      "scipy.sparse")
 
 
 def _python(code: str, *args, env=None) -> subprocess.CompletedProcess:
