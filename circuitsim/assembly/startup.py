@@ -4,7 +4,7 @@
    bodies' positions and quaternions are moved onto g(p, q) = 0 — every joint's position
    constraints, whatever its model, so that swapping models leaves the start unchanged —
    by Gauss–Newton with minimum-norm corrections (least squares: dense up to
-   DENSE_LSTSQ_MAX unknowns, sparse LSQR above; redundant rows of a closed loop are harmless
+   DENSE_MAX unknowns, sparse LSQR above; redundant rows of a closed loop are harmless
    there). ``.ic`` values are hard: an ``.ic`` body coordinate is not
    moved, and an ``.ic`` joint coordinate (``J.angle``, ``J.s``) becomes a constraint.
    Body start values are soft: they move, as little as possible.
@@ -30,6 +30,7 @@ import numpy as np
 from ..elements.declarations import FRAME_VARS
 from ..errors import ModelError
 from ..solver.lazy import sparse as sp   # scipy.sparse, imported on first use
+from ..solver.newton import DENSE_MAX
 from ..solver.rowmatrix import RowMatrix
 from .mobility import Mobility, analyse, switch_off
 
@@ -44,10 +45,6 @@ CULPRIT = 1e-6         # a joint's violation below this fraction of the largest:
 NF = len(FRAME_VARS)
 VEL = list(range(0, 6)) + list(range(NF, NF + 6))            # V, ω of the two frames
 POS = list(range(6, 13)) + list(range(NF + 6, NF + 13))      # p, q of the two frames
-# Up to this many unknowns the least squares are dense (numpy), above it LSQR on
-# scipy.sparse, whose import takes 0.2-0.3 s: a dense solve of 100 x 350 took 7 ms,
-# of 300 x 1 000 38 ms (LSQR 7 ms), of 600 x 2 000 175 ms (LSQR 8 ms).
-DENSE_LSTSQ_MAX = 600
 
 
 @dataclass
@@ -181,7 +178,7 @@ def _matrix(data, rows, cols, shape):
     duplicates summed): dense for a small system, else a RowMatrix (neither needs
     scipy.sparse, which only LSQR imports)."""
     data, rows, cols = (np.concatenate(part) for part in (data, rows, cols))
-    if shape[1] <= DENSE_LSTSQ_MAX + 2:                 # y holds the two constant slots too
+    if shape[1] <= DENSE_MAX + 2:                 # y holds the two constant slots too
         out = np.zeros(shape)
         np.add.at(out, (rows, cols), data)
         return out

@@ -1,5 +1,5 @@
-"""The kinematic start's least squares: dense up to DENSE_LSTSQ_MAX unknowns, above it
-the rows as a RowMatrix solved by LSQR. Both routes assemble the same start (the
+"""The kinematic start's rows: dense up to DENSE_MAX unknowns, above it a RowMatrix
+(scipy.sparse only for LSQR, where a start needs the least squares). Both routes assemble the same start (the
 four-bar moved to a crank angle of 60° by `.ic`), and the RowMatrix takes the rows and
 columns the start-up takes as scipy.sparse's CSR does."""
 import numpy as np
@@ -18,7 +18,7 @@ LEAST_SQUARES = startup._least_squares
 
 
 def _start(monkeypatch, dense_max):
-    monkeypatch.setattr(startup, "DENSE_LSTSQ_MAX", dense_max)
+    monkeypatch.setattr(startup, "DENSE_MAX", dense_max)
     calls = []
     monkeypatch.setattr(startup, "_least_squares", lambda A, b, scale=None:
                         calls.append(type(A)) or LEAST_SQUARES(A, b, scale))
@@ -27,7 +27,7 @@ def _start(monkeypatch, dense_max):
 
 
 def test_both_routes_assemble_the_same_start(monkeypatch):
-    dense, dense_calls = _start(monkeypatch, startup.DENSE_LSTSQ_MAX)
+    dense, dense_calls = _start(monkeypatch, startup.DENSE_MAX)
     rows, row_calls = _start(monkeypatch, 0)
     assert set(dense_calls) == {np.ndarray} and set(row_calls) == {RowMatrix}
     for result in (dense, rows):
