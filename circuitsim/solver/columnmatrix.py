@@ -78,9 +78,6 @@ class ColumnMatrix:
     def __abs__(self) -> "ColumnMatrix":
         return self._like(np.abs(self.data))
 
-    def __mul__(self, factor: float) -> "ColumnMatrix":
-        return self._like(self.data * factor)
-
     def __truediv__(self, divisor: float) -> "ColumnMatrix":
         return self._like(self.data * (1.0 / divisor))     # as SciPy's: the same numbers
 

@@ -51,10 +51,10 @@ class RowMatrix:
         return RowMatrix(np.abs(self.data), self.indices, self.indptr, self.shape)
 
     def sum(self, axis: int) -> np.ndarray:
-        """Column sums (axis 0) or row sums (axis 1), as an array's."""
-        if axis == 0:
-            return np.bincount(self.indices, self.data, minlength=self.shape[1])
-        return np.bincount(self._rows, self.data, minlength=self.shape[0])
+        """Column sums (``axis=0``, the one the start-up asks for), as an array's."""
+        if axis != 0:
+            raise ValueError("a RowMatrix sums its columns only (axis=0)")
+        return np.bincount(self.indices, self.data, minlength=self.shape[1])
 
     def __getitem__(self, key) -> "RowMatrix":
         """The rows ``A[rows]`` or the columns ``A[:, cols]`` listed (index arrays)."""
