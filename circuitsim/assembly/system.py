@@ -126,6 +126,8 @@ def prepare_params(etype, instances: list):
 
 
 TIME_KINDS = ("time", "timevector")
+_CONSTANT_SLOTS = np.array([0.0, 1.0])   # appended to y (System._extend)
+_ZERO_SLOTS = np.zeros(2)                # appended to y'
 
 
 class _InitialisationView(DAEProblem):
@@ -198,8 +200,11 @@ class System(DAEProblem):
         self.error_mask = self._error_mask()
         self.invariant_rows = self._invariant_rows()
         self.stabilisers = self._stabilisers()                           # solver hook (18)
-        # (group, its local invariant rows) of the groups that have some
-        self._invariant_groups = [(g, rows) for g in self.groups
+        # (group, the global rows of its invariant rows, their places in its residual
+        # read as one row) of the groups that have some
+        self._invariant_groups = [(g, g.row_idx[:, rows].ravel(),
+                                   np.flatnonzero(np.tile(rows, len(g.row_idx))))
+                                  for g in self.groups
                                   for rows in [g.etype.invariant_rows(
                                       g.var_idx.shape[1] - g.etype.nvars(), g.p)]
                                   if rows.any()]
@@ -277,7 +282,7 @@ class System(DAEProblem):
     def _extend(self, y: np.ndarray, constants: bool = True) -> np.ndarray:
         """y with the two constant slots appended: index n holds 0 (ground), n+1 holds
         1 (the ground frame's q0; its derivative is 0)."""
-        return np.concatenate([y, (0.0, 1.0) if constants else (0.0, 0.0)])
+        return np.concatenate((y, _CONSTANT_SLOTS if constants else _ZERO_SLOTS))
 
     def _extra_index(self, inst, name: str) -> int:
         if name in self.numbering.index or name == "0":
@@ -485,9 +490,9 @@ class System(DAEProblem):
         self.nres += 1
         ye, ype = self._extend(y), self._extend(yp, constants=False)
         out = np.zeros(self.n + 2)
-        for g, rows in self._invariant_groups:
+        for g, dest, picked in self._invariant_groups:
             F = g.etype.invariant_residual(t, ye[g.var_idx], ype[g.var_idx], g.p)
-            out[g.row_idx[:, rows]] = F[:, rows]
+            out[dest] = F.reshape(-1)[picked]
         return out[:self.n]
 
     def jacobian(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float,

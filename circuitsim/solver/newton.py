@@ -120,10 +120,17 @@ def residual(problem, t, y, yp, stats, invariant: bool = False) -> np.ndarray:
     except BAD_VALUE_ERRORS as exc:
         raise BadValues(_blamed(problem, t, y, yp, f"the residual raised "
                                 f"{type(exc).__name__}: {exc}")) from None
-    if not np.isfinite(res).all():
+    if not all_finite(res):
         raise BadValues(_blamed(problem, t, y, yp, "the residual is not finite"),
                         np.flatnonzero(~np.isfinite(res)))
     return res
+
+
+def all_finite(v: np.ndarray) -> bool:
+    """Whether every entry of v is finite: the sum first (one reduction, 3x cheaper than
+    the test of every entry; it is not finite when an entry is not, and, rarely, when
+    finite entries overflow it), the entries only when it is not."""
+    return math.isfinite(np.add.reduce(v, axis=None)) or bool(np.isfinite(v).all())
 
 
 def jacobian(problem, t, y, yp, cj, stats):
@@ -502,7 +509,7 @@ class Newton:
             if scale != 1.0:
                 delta *= scale
             self.stats["nniter"] += 1
-            if not np.isfinite(delta).all():
+            if not all_finite(delta):
                 return NewtonResult(False, niter=m + 1,
                                     reason="the Newton correction is not finite",
                                     worst=np.where(np.isfinite(delta), 0.0, np.inf))

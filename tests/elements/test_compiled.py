@@ -5,6 +5,7 @@ Jacobians of both paths are checked against finite differences in test_contract.
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -150,7 +151,9 @@ def test_auto_waits_for_the_warmup_then_uses_the_twin_if_numba_is_there(monkeypa
     monkeypatch.setattr(compiled, "available", lambda: False)
     fresh = compiled.Warmup(compiled.LOAD_SECONDS / 3)
     assert [compiled.twin("body", fresh) for _ in range(5)] == [None] * 5
-    monkeypatch.setenv(compiled.ENVIRONMENT, "numpy")   # a new setting is read again
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numpy")   # read when an answer is made:
+    assert compiled.twin("body", warmup) is compiled.twin("body", warmup)  # kept, until
+    compiled.share([SimpleNamespace(warmup=warmup)])    # the system is built again
     assert compiled.twin("body", warmup) is None
 
 

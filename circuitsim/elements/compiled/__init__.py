@@ -53,6 +53,7 @@ TWINNED = ("body", "spherical", "beam", "stop", "friction") + FRAMEWORK_JOINTS
 MODULES = ("body", "joint", "spherical", "beam", "stop", "friction")
 
 _twins: dict = {}
+_UNSETTLED = object()
 
 
 class _Budget:
@@ -71,8 +72,8 @@ class Warmup:
     def __init__(self, seconds_per_call: float):
         self.per_call = seconds_per_call
         self.budget = _Budget(LOAD_SECONDS)
-        # {(CIRCUITSIM_KERNELS as read, module): the twin's answer} once final (a ball
-        # joint's group asks for its own module and for the framework's)
+        # {module: the twin's answer} once final (a ball joint's group asks for its own
+        # module and for the framework's)
         self.settled: dict = {}
 
     @property
@@ -111,14 +112,16 @@ def choice() -> str:
 def twin(module: str, warmup: Warmup):
     """The compiled module ``circuitsim.elements.compiled.<module>`` when its kernels
     should run for the group counted by ``warmup``, else None (the caller runs its numpy
-    reference). Once settled for a group (counting over), the answer is kept with the
-    setting it was made under: a call then costs one look at the environment."""
-    key = (os.environ.get(ENVIRONMENT), module)
-    if key in warmup.settled:
-        return warmup.settled[key]
+    reference). Once settled for a group (counting over), the answer is kept until the
+    system is built again or its warm-up reset (``share``, ``Warmup.left``): the setting
+    is read when an answer is made, not at every call (a look at the environment cost
+    1 % of a small mechanism's run)."""
+    answer = warmup.settled.get(module, _UNSETTLED)
+    if answer is not _UNSETTLED:
+        return answer
     answer, settled = _decide(module, warmup)
     if settled:
-        warmup.settled[key] = answer
+        warmup.settled[module] = answer
     return answer
 
 
