@@ -28,12 +28,12 @@ GAMMA = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, MAX_ORDER + 2))])
 def _newton_basis(s: np.ndarray, order: int):
     """B_j(s) = s (s+1) ... (s+j-1) / j! and dB_j/ds for j = 0..order; shapes (len(s), order+1)."""
     s = np.asarray(s, dtype=float)
-    B = np.ones((len(s), order + 1))
-    dB = np.zeros((len(s), order + 1))
+    B, dB = [np.ones(len(s))], [np.zeros(len(s))]
     for j in range(1, order + 1):
-        dB[:, j] = (dB[:, j - 1] * (s + j - 1) + B[:, j - 1]) / j    # product rule
-        B[:, j] = B[:, j - 1] * (s + j - 1) / j
-    return B, dB
+        factor = s + j - 1
+        dB.append((dB[-1] * factor + B[-1]) / j)        # product rule
+        B.append(B[-1] * factor / j)
+    return np.stack(B, axis=1), np.stack(dB, axis=1)
 
 
 def _difference_matrix(order: int) -> np.ndarray:
@@ -43,11 +43,22 @@ def _difference_matrix(order: int) -> np.ndarray:
                      for j in range(order + 1)], dtype=float)
 
 
+_DIFFERENCES = [_difference_matrix(order) for order in range(MAX_ORDER + 1)]
+
+
 def _rescale_matrix(order: int, factor: float) -> np.ndarray:
     """Maps D[:order+1] at step h to D[:order+1] at step factor*h: evaluate the interpolant
-    at t_n - i factor h (i = 0..order), then difference those values."""
-    B, _ = _newton_basis(-factor * np.arange(order + 1), order)
-    return _difference_matrix(order) @ B
+    at t_n - i factor h (i = 0..order), then difference those values. B_j(s) at these
+    k + 1 points in Python floats, the products of ``_newton_basis`` (at most 36
+    numbers: numpy's per-call cost made this 3 % of a small mechanism's run)."""
+    B = []
+    for s in (-factor * np.arange(order + 1)).tolist():
+        b, row = 1.0, [1.0]
+        for j in range(1, order + 1):
+            b = b * (s + j - 1) / j
+            row.append(b)
+        B.append(row)
+    return _DIFFERENCES[order] @ np.array(B)
 
 
 class History:
