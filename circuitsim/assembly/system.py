@@ -21,7 +21,7 @@ import numpy as np
 
 from ..arrays import Probes, distinct
 from ..elements import compiled
-from ..elements.base import initialisation_params
+from ..elements.base import ElementType, initialisation_params
 from ..elements.declarations import FRAME_VARS, NO_POWER, NOMINAL, POTENTIAL_UNIT
 from ..elements.protocols import (NO_LABEL, SPEED, SPIN, DiscreteStateProtocol,
                                   SingularityProtocol)
@@ -63,6 +63,7 @@ class Group:
     mask: np.ndarray          # (nrows, nvars) local Jacobian pattern
     jac_map: np.ndarray = None   # (N * nnz_local,) position in CSC data (nnz = trash)
     jac_take: np.ndarray = None  # (nnz_local,) flat positions of mask in a local block
+    kernel: object = None        # the run form's bound residual (System._bind_kernels)
 
 
 def _gathered(block: np.ndarray, take: np.ndarray) -> np.ndarray:
@@ -362,6 +363,9 @@ class System(DAEProblem):
         """Run the compiled kernels (where they would run at all) from the first call:
         for a case that is one of several, which share the cost of loading them."""
         compiled.share((g.p for g in self.groups), seconds=0.0)
+        for g in self._called:                  # the twins' answers are made afresh
+            g.kernel = None
+        self._unbound = self._bindable()
 
     def classify(self, t0: float, y0: np.ndarray) -> None:
         """Tell the multipliers from the structure at the start point (index.py), once
@@ -406,6 +410,7 @@ class System(DAEProblem):
             g.jac_map = position[offset:offset + m]
             offset += m
         self._called = [g for g in self.groups if not (FUSE_LINEAR and g.etype.linear)]
+        self._unbound = self._bindable()
         self._jac_maps = np.concatenate([g.jac_map for g in self._called] + [[]]).astype(np.int64)
         self._row_maps = np.concatenate([g.row_idx.ravel() for g in self._called]
                                         + [[]]).astype(np.int64)
@@ -475,8 +480,10 @@ class System(DAEProblem):
     def residual(self, t: float, y: np.ndarray, yp: np.ndarray, init: bool = False) -> np.ndarray:
         self.nres += 1
         ye, ype = self._extend(y), self._extend(yp, constants=False)
-        parts = [g.etype.residual(t, ye[g.var_idx], ype[g.var_idx],
-                                  g.p_init if init else g.p).ravel()
+        bound = not init and self._bound(ye)
+        parts = [(g.kernel(ye[g.var_idx], ype[g.var_idx]) if bound and g.kernel is not None
+                  else g.etype.residual(t, ye[g.var_idx], ype[g.var_idx],
+                                        g.p_init if init else g.p)).ravel()
                  for g in self._called]
         F = (np.bincount(self._row_maps, np.concatenate(parts), minlength=self.n + 2)[:self.n]
              if parts else np.zeros(self.n))
@@ -490,10 +497,32 @@ class System(DAEProblem):
         self.nres += 1
         ye, ype = self._extend(y), self._extend(yp, constants=False)
         out = np.zeros(self.n + 2)
+        bound = self._bound(ye)
         for g, dest, picked in self._invariant_groups:
-            F = g.etype.invariant_residual(t, ye[g.var_idx], ype[g.var_idx], g.p)
+            # a bound kernel gives the whole residual, which holds these rows too
+            F = (g.kernel(ye[g.var_idx], ype[g.var_idx]) if bound and g.kernel is not None
+                 else g.etype.invariant_residual(t, ye[g.var_idx], ype[g.var_idx], g.p))
             out[dest] = F.reshape(-1)[picked]
         return out[:self.n]
+
+    def _bindable(self) -> list:
+        """The called groups whose type gives a bound residual (``residual_kernel``)."""
+        return [g for g in self._called if g.etype.residual_kernel.__func__
+                is not ElementType.residual_kernel.__func__]
+
+    def _bound(self, ye: np.ndarray) -> bool:
+        """Whether the groups' bound kernels run at this (extended) y: float64 alone,
+        the type they take (a complex y goes to the elements' own kernels). The groups
+        still without one are asked for it first (``residual_kernel``): a group's twin
+        settles after its warm-up. A bound kernel spares each call the element's
+        dispatch and the extension's type checks."""
+        if ye.dtype != np.float64:
+            return False
+        if self._unbound:
+            for g in self._unbound:
+                g.kernel = g.etype.residual_kernel(g.p)
+            self._unbound = [g for g in self._unbound if g.kernel is None]
+        return True
 
     def jacobian(self, t: float, y: np.ndarray, yp: np.ndarray, cj: float,
                  init: bool = False) -> sp.csc_matrix:

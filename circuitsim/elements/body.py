@@ -293,6 +293,12 @@ class Body(BodyProtocol, ElementType):
 
     # --- kernels -----------------------------------------------------------------------
     @classmethod
+    def residual_kernel(cls, p):
+        fast = compiled.settled("body", p.warmup)
+        return None if fast is None else compiled.bound(fast.residual, p.m, p.Jc, p.gyro,
+                                                        p.g, p.init)
+
+    @classmethod
     def residual(cls, t, x, xp, p):
         fast = compiled.twin("body", p.warmup)
         if fast is not None:

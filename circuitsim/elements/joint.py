@@ -447,14 +447,15 @@ class Joint(ConstraintModels, JointProtocol, ElementType):
         return out
 
     @classmethod
-    def _framework_twin(cls, p):
+    def _framework_twin(cls, p, ask=compiled.twin):
         """The compiled kernels (elements/compiled/joint.py) for the run form of a joint
         type without added terms, when they should run; else None. (A type with terms
         of its own has its own ``_twin``: this one is asked for only by the framework's
-        kernels, so that they never get another type's module.)"""
+        kernels, so that they never get another type's module.) ``ask``: how the
+        answer is asked for (``compiled.settled``: without counting a call)."""
         if p.init or cls.added_torque.__func__ is not Joint.added_torque.__func__:
             return None
-        return compiled.twin("joint", p.warmup)
+        return ask("joint", p.warmup)
 
     @classmethod
     def _twin(cls, p):
@@ -468,6 +469,11 @@ class Joint(ConstraintModels, JointProtocol, ElementType):
         return (p.pp_n, p.x1, p.x2, p.rot_a, p.rot_b, p.flange_axes, p.kappa, p.damp,
                 p.active, cls._kinds, cls.n_points, cls.global_normals,
                 MODELS.index(p.model))
+
+    @classmethod
+    def residual_kernel(cls, p):
+        fast = cls._framework_twin(p, ask=compiled.settled)
+        return None if fast is None else compiled.bound(fast.residual, *cls._twin_args(p))
 
     @classmethod
     def residual(cls, t, x, xp, p):

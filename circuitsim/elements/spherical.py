@@ -213,21 +213,36 @@ class Spherical(Joint):
         return p
 
     @classmethod
-    def _twin(cls, p):
-        """The compiled kernels (elements/compiled/spherical.py) for the run form of the
-        rigid models without added terms, when they should run; else None."""
-        if p.model in ("position", "velocity") and not (p.init or p.friction or p.cone_on):
-            return compiled.twin("spherical", p.warmup)
-        return None
+    def _own_twin_computes(cls, p) -> bool:
+        """Whether the ball joint's own twin computes the group: the run form of the
+        rigid models without added terms."""
+        return p.model in ("position", "velocity") and not (p.init or p.friction or p.cone_on)
 
     @classmethod
-    def _framework_twin(cls, p):
+    def _twin(cls, p):
+        """The compiled kernels (elements/compiled/spherical.py) for the group, when they
+        should run; else None."""
+        return compiled.twin("spherical", p.warmup) if cls._own_twin_computes(p) else None
+
+    @classmethod
+    def _framework_twin(cls, p, ask=compiled.twin):
         """The joint framework's compiled kernels for the run form without friction or a
         cone limit: the ball joint's added terms are then none (the elastic model runs
         them; the rigid ones run its own twin above first)."""
         if p.init or p.friction or p.cone_on:
             return None
-        return compiled.twin("joint", p.warmup)
+        return ask("joint", p.warmup)
+
+    @classmethod
+    def residual_kernel(cls, p):
+        if not cls._own_twin_computes(p):
+            return super().residual_kernel(p)            # the framework's (elastic model)
+        fast = compiled.settled("spherical", p.warmup)
+        if fast is None:
+            return None
+        kernel = compiled.bound(fast.residual, p.pp_n, p.x1, p.x2, p.active,
+                                p.model == "position")
+        return lambda x, xp: kernel(x)
 
     @classmethod
     def residual(cls, t, x, xp, p):

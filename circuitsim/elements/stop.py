@@ -123,6 +123,12 @@ class Stop(ElementType):
         return np.where(p.given, g, -1.0)
 
     @classmethod
+    def residual_kernel(cls, p):
+        fast = compiled.settled("stop", p.warmup)
+        return None if fast is None else compiled.bound(fast.residual, p.lower, p.upper,
+                                                        p.k, p.c)
+
+    @classmethod
     def residual(cls, t, x, xp, p):
         fast = compiled.twin("stop", p.warmup)
         if fast is not None:

@@ -33,6 +33,7 @@ def test_without_the_extension_there_is_no_ahead_twin(monkeypatch, tmp_path):
 
 CHECKS = ("_named_by_the_cache_key", "_equal_to_the_numpy_reference",
           "_views_read_through_strides_other_types_to_numba",
+          "_bound_kernels_check_their_parameters_once",
           "_auto_takes_it_from_the_first_call", "_past_the_switch_the_kernels_are_numbas",
           "_a_run_imports_no_numba")
 
@@ -114,6 +115,20 @@ def _views_read_through_strides_other_types_to_numba(cache, monkeypatch):
     assert kernels.residual(x.astype(np.float32), xp, *args) == ("numba's", np.float32)
     assert kernels.residual(x, xp, p.m, p.Jc, p.gyro, p.g, 1.5)[0] == "numba's"
     assert kernels.residual(x, xp, *args[:-1])[0] == "numba's"
+
+
+def _bound_kernels_check_their_parameters_once(cache, monkeypatch):
+    """compiled.bound on the extension's kernel (the assembler's bound residuals): the
+    same numbers as the checked call; parameters of other types, found when it is bound,
+    go to numba's twin."""
+    etype, p, x, xp = _group("body", 3, 0, {})
+    kernels = ahead.twin("body")
+    args = (p.m, p.Jc, p.gyro, p.g, p.init)
+    np.testing.assert_array_equal(compiled.bound(kernels.residual, *args)(x, xp),
+                                  kernels.residual(x, xp, *args))
+    numba_twin = importlib.import_module("circuitsim.elements.compiled.body")
+    monkeypatch.setattr(numba_twin, "residual", lambda *a: ("numba's", a[-1]))
+    assert compiled.bound(kernels.residual, *args[:-1], 1.5)(x, xp) == ("numba's", 1.5)
 
 
 def _past_the_switch_the_kernels_are_numbas(cache, monkeypatch):

@@ -151,6 +151,37 @@ def test_pattern_covers_nonzeros(keyword, etype, variant, form, kernels, monkeyp
                                 "declared pattern")
 
 
+@pytest.mark.parametrize("keyword,etype,variant,form,kernels", KERNEL_FORMS)
+def test_the_bound_residual_is_the_residual(keyword, etype, variant, form, kernels,
+                                            monkeypatch):
+    """The assembler's bound kernel (``residual_kernel``): none on the numpy path; on the
+    compiled one, once the twin has settled, residual's numbers bit for bit, and given
+    wherever the type's own residual runs a twin in the run form."""
+    monkeypatch.setenv(compiled.ENVIRONMENT, kernels)
+    p, _, x, xp, _ = _case(etype, 6, variant, form)
+    if kernels == "numba":
+        p.warmup.left = 0                  # the warm-up is over: the twin's answer settles
+    expected = etype.residual(0.3, x, xp, p)
+    kernel = etype.residual_kernel(p)
+    if kernels == "numpy":
+        assert kernel is None
+        return
+    if form == "normal" and keyword in BOUND_IN_THE_RUN_FORM and not _added_terms(p):
+        assert kernel is not None, f"{keyword}: no bound residual"
+    if kernel is not None:
+        np.testing.assert_array_equal(kernel(x, xp), expected, err_msg=keyword)
+
+
+# the twinned types whose run-form residual is bound (friction reads its Fc(t) at each
+# call, a beam's arguments are made from x: both run through ``residual``)
+BOUND_IN_THE_RUN_FORM = tuple(k for k in compiled.TWINNED if k not in ("friction", "beam"))
+
+
+def _added_terms(p) -> bool:
+    """A ball joint with friction or a cone limit: terms of its own, no twin."""
+    return bool(getattr(p, "friction", False) or getattr(p, "cone_on", False))
+
+
 @pytest.mark.parametrize("keyword,etype", TYPES)
 def test_differential_vars_declared(keyword, etype):
     """Every local variable whose derivative appears must be marked differential."""

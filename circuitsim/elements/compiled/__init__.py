@@ -125,6 +125,24 @@ def twin(module: str, warmup: Warmup):
     return answer
 
 
+def settled(module: str, warmup: Warmup):
+    """The answer ``twin`` has settled on for the group counted by ``warmup`` (None while
+    it is still counting, or when it is numpy's), without counting a call."""
+    return warmup.settled.get(module)
+
+
+def bound(kernel, *params):
+    """A twin's ``kernel`` with a group's parameters bound: a function of the arguments
+    made at every call alone (x, x'), the same numbers as ``kernel`` with all of them.
+    The extension built ahead checks the parameters' types here, once, and the made
+    arguments not at all: the caller makes them as the kernel takes them (the
+    assembler's float64 gathers). The binding costs nothing per call but the call."""
+    bind = getattr(kernel, "bind_parameters", None)      # the extension's (ahead.py)
+    if bind is not None:
+        return bind(*params)
+    return lambda *arrays: kernel(*arrays, *params)
+
+
 def _decide(module: str, warmup: Warmup) -> tuple:
     """(the module or None, whether that stays so for the group under this setting)."""
     wanted = choice()

@@ -148,7 +148,16 @@ def _checked(compiled_kernel, arguments: str, module: str, kernel: str):
                 return compiled_kernel(*args)
         jit = importlib.import_module(f"{__package__}.{module}")
         return getattr(jit, kernel)(*args)
+
+    def bind_parameters(*params):
+        """The kernel of the made arguments alone (compiled.bound): the parameters
+        checked once; of other types, numba's twin runs."""
+        if len(params) == len(given) and _of_types(params, given):
+            return lambda *arrays: compiled_kernel(*arrays, *params)
+        jit = getattr(importlib.import_module(f"{__package__}.{module}"), kernel)
+        return lambda *arrays: jit(*arrays, *params)
     call.__name__ = f"{module}_{kernel}"
+    call.bind_parameters = bind_parameters
     return call
 
 
