@@ -21,10 +21,10 @@ import numpy as np
 
 from ..arrays import Probes, distinct
 from ..elements import compiled
-from ..elements.base import ElementType, initialisation_params
+from ..elements.base import initialisation_params
 from ..elements.declarations import FRAME_VARS, NO_POWER, NOMINAL, POTENTIAL_UNIT
-from ..elements.protocols import (NO_LABEL, SPEED, SPIN, DiscreteStateProtocol,
-                                  SingularityProtocol)
+from ..elements.protocols import (NO_LABEL, SPEED, SPIN, BoundResidualProtocol,
+                                  DiscreteStateProtocol, SingularityProtocol)
 from ..errors import CircuitsimError, ModelError, NetlistError, did_you_mean
 from ..runtime import expressions
 from ..runtime.names import GROUND
@@ -63,7 +63,7 @@ class Group:
     mask: np.ndarray          # (nrows, nvars) local Jacobian pattern
     jac_map: np.ndarray = None   # (N * nnz_local,) position in CSC data (nnz = trash)
     jac_take: np.ndarray = None  # (nnz_local,) flat positions of mask in a local block
-    kernel: object = None        # the run form's bound residual (System._bind_kernels)
+    kernel: object = None        # the run form's bound residual (System._bound)
 
 
 def _gathered(block: np.ndarray, take: np.ndarray) -> np.ndarray:
@@ -507,8 +507,7 @@ class System(DAEProblem):
 
     def _bindable(self) -> list:
         """The called groups whose type gives a bound residual (``residual_kernel``)."""
-        return [g for g in self._called if g.etype.residual_kernel.__func__
-                is not ElementType.residual_kernel.__func__]
+        return [g for g in self._called if issubclass(g.etype, BoundResidualProtocol)]
 
     def _bound(self, ye: np.ndarray) -> bool:
         """Whether the groups' bound kernels run at this (extended) y: float64 alone,

@@ -222,15 +222,6 @@ class ElementType:
         raise NotImplementedError
 
     @classmethod
-    def residual_kernel(cls, p):
-        """``residual`` of the run form for the group ``p`` as one function of (x, x'),
-        when the type's compiled twin runs for the group (its answer settled,
-        elements/compiled/): the group's parameters bound once (``compiled.bound``), the
-        same numbers as ``residual`` without its dispatch at every call. The assembler
-        asks for it until it is given. None (the default): ``residual`` runs."""
-        return None
-
-    @classmethod
     def compute_outputs(cls, t: np.ndarray, x: np.ndarray, xp: np.ndarray, p) -> np.ndarray:
         """Derived outputs at output times: x has shape (T, N, nvars); returns (T, N, nout)."""
         return np.zeros(x.shape[:2] + (0,))

@@ -58,7 +58,7 @@ from . import quaternion as quat
 from .base import ElementType
 from .declarations import Output, Param, Port, RigidBody, State
 from .frames import Q, R, V, W, cross, skew
-from .protocols import BodyProtocol
+from .protocols import BodyProtocol, BoundResidualProtocol
 
 ZERO3 = (0.0, 0.0, 0.0)
 ORIENTATIONS = ("q", "rot", "euler")
@@ -96,7 +96,7 @@ def _pattern() -> np.ndarray:
     return P
 
 
-class Body(BodyProtocol, ElementType):
+class Body(BodyProtocol, BoundResidualProtocol, ElementType):
     keyword = "body"
     description = "free rigid body (6 nodes: velocity and angular velocity; quaternion pose)"
     ports = tuple(Port(n, ("translational",), group=n, description=f"{n} of the centre of mass")

@@ -49,7 +49,7 @@ from .cardan import basis_pair
 from .constraints import NV2, AxialRotation, Frames, PointOnPlane, Rotation, relative_angle
 from .declarations import AxisJoint, Output, Param, Port, State
 from .frames import cross, global_point, local_offset, reduced
-from .protocols import NO_LABEL, SPEED, SPIN, JointProtocol
+from .protocols import NO_LABEL, SPEED, SPIN, BoundResidualProtocol, JointProtocol
 
 MODELS = ("velocity", "position", "elastic")
 AT_FRAMES = ("global", "frame1", "frame2")
@@ -163,7 +163,7 @@ class ConstraintModels:
         p.active[...] = active        # shared with the initialisation form (a shallow copy)
 
 
-class Joint(ConstraintModels, JointProtocol, ElementType):
+class Joint(ConstraintModels, JointProtocol, BoundResidualProtocol, ElementType):
     """Base of the joints (not an element itself: no keyword)."""
 
     has_init_form = True         # constraints at acceleration level while initialising

@@ -241,6 +241,25 @@ class DiscreteStateProtocol:
         raise NotImplementedError
 
 
+class BoundResidualProtocol:
+    """An element whose run-form residual a compiled twin computes (elements/compiled/),
+    and which gives it with its group's parameters bound, for the assembler to call in
+    place of ``residual`` (a small mechanism's residual spent about a third of its time
+    in the dispatch around the compiled calls).
+
+    (1) ``residual_kernel(p) -> callable or None``: the run form's residual of the group
+        ``p`` as one function of (x, x'), when the type's twin runs for the group and
+        its answer is settled (``compiled.settled``): the group's parameters bound once
+        (``compiled.bound``), the same numbers as ``residual`` bit for bit, without its
+        dispatch at every call. None otherwise: the assembler calls ``residual`` and
+        asks again at its next call (a twin settles after its warm-up). Required.
+    """
+
+    @classmethod
+    def residual_kernel(cls, p):                                                  # (1)
+        raise NotImplementedError
+
+
 class SingularityProtocol:
     """An element that evaluates a user's expression, whose switching functions are the
     expression's watched factors (:mod:`circuitsim.runtime.singularities`: denominators,

@@ -38,12 +38,13 @@ from ..errors import ModelError
 from . import compiled
 from .base import ElementType
 from .declarations import MECHANICAL, Output, Param, Port, State
+from .protocols import BoundResidualProtocol
 from .spring import B_UNITS, F_UNITS, K_UNITS, X_UNITS
 
 NUMPY_CALL_SECONDS = 1e-5        # a numpy kernel's call on a few instances (the warm-up)
 
 
-class Stop(ElementType):
+class Stop(BoundResidualProtocol, ElementType):
     keyword = "stop"
     description = "one-sided penalty end stops (lower/upper) on a relative displacement"
     ports = (Port("a", MECHANICAL), Port("b", MECHANICAL))
