@@ -2,6 +2,8 @@
 on the compiled path the groups of a mechanism bind their twins' kernels after their
 warm-up, and the assembled residual and invariant residual are those of the elements'
 own ``residual``, bit for bit; on the numpy path nothing is bound."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -49,3 +51,28 @@ def test_the_numpy_path_binds_nothing(monkeypatch):
     for _ in range(3):
         system.residual(0.1, y, yp)
     assert all(g.kernel is None for g in system._called)
+
+
+def test_only_a_float64_state_goes_to_the_bound_kernels(monkeypatch):
+    """The bound kernels take float64 alone (the extension reads other types wrongly):
+    a complex y goes to the elements' own kernels."""
+    monkeypatch.setenv(compiled.ENVIRONMENT, "numpy")
+    system = load_netlist("double_pendulum").prepare().system
+    y, yp = _point(system, 3)
+    expected = system.residual(0.1, y, yp)
+    called = []
+
+    def recording(x, xp):
+        called.append(x.dtype)
+        raise RuntimeError("a bound kernel ran")
+    for g in system._bindable():
+        g.kernel = recording
+    system._unbound = []
+    with warnings.catch_warnings():           # the body's rows keep the real part
+        warnings.simplefilter("ignore")
+        shifted = system.residual(0.1, y + 0j, yp + 0j)
+    assert called == []
+    np.testing.assert_allclose(shifted.real, expected, rtol=1e-12, atol=1e-12)
+    with pytest.raises(RuntimeError, match="a bound kernel ran"):
+        system.residual(0.1, y, yp)
+    assert called == [np.float64]
