@@ -10,7 +10,8 @@ of the time: the solve alone is timed, and divided by the accepted steps. On a c
 few links the residual and the Jacobian are about half a step; the rest is the driver
 (Newton's iteration, its LU solves, the prediction, the error test, the history update),
 which this benchmark watches. To compare two versions of the package, run it with each on
-PYTHONPATH alternately and compare medians (whole-process ratios: ``farm-bench``).
+PYTHONPATH alternately and compare medians (whole-process ratios, e.g. ``/usr/bin/time``
+in an alternating loop).
 """
 from __future__ import annotations
 
