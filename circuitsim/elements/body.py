@@ -292,17 +292,21 @@ class Body(BodyProtocol, BoundResidualProtocol, ElementType):
                 "g": rng.uniform(-10, 10, 3)}
 
     # --- kernels -----------------------------------------------------------------------
+    @staticmethod
+    def _twin_args(p) -> tuple:
+        """The group's arrays as the compiled kernels take them after x and x'."""
+        return p.m, p.Jc, p.gyro, p.g, p.init
+
     @classmethod
     def residual_kernel(cls, p):
         fast = compiled.settled("body", p.warmup)
-        return None if fast is None else compiled.bound(fast.residual, p.m, p.Jc, p.gyro,
-                                                        p.g, p.init)
+        return None if fast is None else compiled.bound(fast.residual, *cls._twin_args(p))
 
     @classmethod
     def residual(cls, t, x, xp, p):
         fast = compiled.twin("body", p.warmup)
         if fast is not None:
-            return fast.residual(x, xp, p.m, p.Jc, p.gyro, p.g, p.init)
+            return fast.residual(x, xp, *cls._twin_args(p))
         w, q, wb, wbp = x[:, W], x[:, Q], x[:, WB], xp[:, WB]
         A = quat.dcm(q)
         Jwb = np.einsum("nij,nj->ni", p.Jc, wb)
@@ -325,7 +329,7 @@ class Body(BodyProtocol, BoundResidualProtocol, ElementType):
     def jacobian(cls, t, x, xp, p):
         fast = compiled.twin("body", p.warmup)
         if fast is not None:
-            return fast.jacobian(x, xp, p.m, p.Jc, p.gyro, p.g, p.init)
+            return fast.jacobian(x, xp, *cls._twin_args(p))
         n = x.shape[0]
         q, wb, wbp = x[:, Q], x[:, WB], xp[:, WB]
         gyro = p.gyro[:, None, None]

@@ -218,6 +218,12 @@ class Spherical(Joint):
         rigid models without added terms."""
         return p.model in ("position", "velocity") and not (p.init or p.friction or p.cone_on)
 
+    @staticmethod
+    def _own_twin_args(p) -> tuple:
+        """The group's arrays as its own twin's kernels take them after x (not
+        ``_twin_args``: the framework's, which the elastic model runs)."""
+        return p.pp_n, p.x1, p.x2, p.active, p.model == "position"
+
     @classmethod
     def _twin(cls, p):
         """The compiled kernels (elements/compiled/spherical.py) for the group, when they
@@ -240,23 +246,21 @@ class Spherical(Joint):
         fast = compiled.settled("spherical", p.warmup)
         if fast is None:
             return None
-        kernel = compiled.bound(fast.residual, p.pp_n, p.x1, p.x2, p.active,
-                                p.model == "position")
+        kernel = compiled.bound(fast.residual, *cls._own_twin_args(p))
         return lambda x, xp: kernel(x)
 
     @classmethod
     def residual(cls, t, x, xp, p):
         fast = cls._twin(p)
         if fast is not None:
-            return fast.residual(x, p.pp_n, p.x1, p.x2, p.active, p.model == "position")
+            return fast.residual(x, *cls._own_twin_args(p))
         return super().residual(t, x, xp, p)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
         fast = cls._twin(p)
         if fast is not None:
-            J = fast.jacobian(x, p.pp_n, p.x1, p.x2, p.active, p.model == "position",
-                              HALF_NUMERATOR_D2Q)
+            J = fast.jacobian(x, *cls._own_twin_args(p), HALF_NUMERATOR_D2Q)
             return J, np.broadcast_to(0.0, J.shape)
         return super().jacobian(t, x, xp, p)
 

@@ -118,22 +118,26 @@ class Stop(BoundResidualProtocol, ElementType):
     def switching_functions(cls, t, x, xp, p):
         fast = compiled.twin("stop", p.warmup)
         if fast is not None:
-            return fast.switching_functions(x, p.lower, p.upper, p.k, p.c)
+            return fast.switching_functions(x, *cls._twin_args(p))
         delta = (x[:, 2, None] - p.limits) * p.sign
         g = np.minimum(delta, delta + p.ratio2 * (x[:, 0] - x[:, 1])[:, None])   # (3)
         return np.where(p.given, g, -1.0)
 
+    @staticmethod
+    def _twin_args(p) -> tuple:
+        """The group's arrays as the compiled kernels take them after x (and x')."""
+        return p.lower, p.upper, p.k, p.c
+
     @classmethod
     def residual_kernel(cls, p):
         fast = compiled.settled("stop", p.warmup)
-        return None if fast is None else compiled.bound(fast.residual, p.lower, p.upper,
-                                                        p.k, p.c)
+        return None if fast is None else compiled.bound(fast.residual, *cls._twin_args(p))
 
     @classmethod
     def residual(cls, t, x, xp, p):
         fast = compiled.twin("stop", p.warmup)
         if fast is not None:
-            return fast.residual(x, xp, p.lower, p.upper, p.k, p.c)
+            return fast.residual(x, xp, *cls._twin_args(p))
         v = x[:, 0] - x[:, 1]
         f = cls._force(x[:, 2], v, p)                               # (2)
         out = np.empty((x.shape[0], 3))                             # (1)
@@ -144,7 +148,7 @@ class Stop(BoundResidualProtocol, ElementType):
     def jacobian(cls, t, x, xp, p):
         fast = compiled.twin("stop", p.warmup)
         if fast is not None:
-            return fast.jacobian(x, xp, p.lower, p.upper, p.k, p.c)
+            return fast.jacobian(x, xp, *cls._twin_args(p))
         # df/dx = k, df/dv = c where a contact pushes (the two never act together, as
         # lower < upper), else 0
         _, contact = cls._contacts(x[:, 2], x[:, 0] - x[:, 1], p)
