@@ -38,6 +38,7 @@ CHECKS = ("_named_by_the_cache_key", "_equal_to_the_numpy_reference",
           "_a_run_imports_no_numba")
 
 
+@pytest.mark.slow
 def test_the_extension_built_ahead(tmp_path, monkeypatch):
     """Built once (20-40 s of compiling, one test so that one worker builds it), then
     every check below against it, each with the process's view of it made afresh."""

@@ -37,12 +37,13 @@ def _run(text, tol):
                          ids=["default", "tight"])
 def test_driven_pendulum_torque_is_the_inverse_dynamics(tol, torque, held, rate):
     """τ = I θ'' + m g l sin θ (I = J_z + m l² about the pivot) at every output point
-    (measured: 1.2e-4 N·m at the default tolerances, 3.5e-7 at tight, of 2.2 N·m); the
-    angle measured on the body (its centre's direction from the pivot: 4.6e-7 rad, 1.6e-10
-    rad) and on the frames (J.drive.miss: 2.2e-6, 1.5e-9 rad, at the interpolated output
-    points) equals x(t) to the tolerance, the rate x'(t) closer (5e-9, 5e-12 rad/s); the
-    joint's coordinate R1.angle, the integral of that rate, to 2.8e-6, 6.2e-9 rad."""
-    res = _pendulum(10.0, tol)
+    over 5 s, 2.4 periods of the drive (measured: 1.1e-4 N·m at the default tolerances,
+    2.3e-7 at tight, of 2.2 N·m); the angle measured on the body (its centre's direction
+    from the pivot: 4.6e-7 rad, 2.7e-10 rad) and on the frames (J.drive.miss: 2.2e-6,
+    2.1e-9 rad, at the interpolated output points) equals x(t) to the tolerance, the rate
+    x'(t) closer (below 1e-12 rad/s at both); the joint's coordinate R1.angle, the
+    integral of that rate, to 2.8e-6, 7.0e-9 rad."""
+    res = _pendulum(5.0, tol)
     t = res.t
     theta, w, acc = A * np.sin(W * t), A * W * np.cos(W * t), -A * W * W * np.sin(W * t)
     tau = (JZ + M * L * L) * acc + M * G * L * np.sin(theta)

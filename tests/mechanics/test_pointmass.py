@@ -2,6 +2,8 @@
 compound pendulum's closed form, against the same body with the mass merged into it by
 hand (mass, centre of mass, parallel-axis inertia), the joint's reaction at rest, the
 run report's energy balance, and its bad input."""
+import functools
+
 import numpy as np
 import pytest
 from helpers import zero_crossings
@@ -175,10 +177,22 @@ def _pair(joint: str) -> tuple:
     return with_balls, merged, mass
 
 
+@functools.lru_cache(maxsize=None)
+def _top_with_balls(tol: tuple):
+    """The heavy top with its point masses at tolerances ``tol`` (sorted items), with
+    the run report (which changes nothing in the run, but doubles its cost): one run
+    for the merged-body test and the energy-balance test at the same tolerances."""
+    with_balls, _, _ = _pair("spherical S 0 {body} at=(0, 0, 0)")
+    return circuitsim.parse(with_balls).simulate(report=True, **dict(tol))
+
+
 @pytest.mark.parametrize("joint", ["", "spherical S 0 {body} at=(0, 0, 0)"],
                          ids=["free", "spherical"])
-@pytest.mark.parametrize("tol,bound", [({}, 5e-5), (TIGHT, 1e-7),
-                                       (dict(rtol=1e-11, atol=1e-13), 3e-9)])
+@pytest.mark.parametrize("tol,bound", [
+    ({}, 5e-5), (TIGHT, 1e-7),
+    # rtol 1e-11: 5 s for the two joints in a 2-worker run; the rtol 1e-9 case keeps the
+    # tight check, and with the defaults' case the difference falling with the tolerances
+    pytest.param(dict(rtol=1e-11, atol=1e-13), 3e-9, marks=pytest.mark.long)])
 def test_point_masses_move_the_body_as_the_merged_body(joint, tol, bound):
     """A body spinning and tumbling under gravity (free, and as a heavy top on a ball
     joint at the origin), with two point masses, against the one body of the merged
@@ -191,7 +205,10 @@ def test_point_masses_move_the_body_as_the_merged_body(joint, tol, bound):
     1.2e-7 at rtol 1e-9; 3.6e-10, 3.4e-9, 3.8e-9 at rtol 1e-11; free body about half
     of these."""
     with_balls, merged, mass = _pair(joint)
-    a = circuitsim.parse(with_balls).simulate(**tol)
+    if joint and tol in ({}, TIGHT):       # the energy-balance test's runs
+        a = _top_with_balls(tuple(sorted(tol.items())))
+    else:
+        a = circuitsim.parse(with_balls).simulate(**tol)
     b = circuitsim.parse(merged).simulate(**tol)
     t = b.t
     np.testing.assert_allclose(a.t, t)
@@ -209,14 +226,16 @@ def test_point_masses_move_the_body_as_the_merged_body(joint, tol, bound):
                                    - 0.5 * G * t * t, atol=bound)
 
 
-@pytest.mark.parametrize("tol,bound", [({}, 1e-5), (TIGHT, 2e-8)])
+@pytest.mark.parametrize("tol,bound", [({}, 1e-5), (TIGHT, 5e-8)])
 def test_report_energy_balance_closes_with_point_masses(tol, bound):
     """The heavy top with two point masses: no input, no loss; the stored energies
     (the body's and the balls' kinetic and potential energies) stay constant, and the
-    report's balance closes within ``bound`` of its energy scale (observed 1.6e-6 at
-    the defaults, 5.7e-9 at rtol 1e-9; scale 52.8 J)."""
-    with_balls, _, _ = _pair("spherical S 0 {body} at=(0, 0, 0)")
-    res = circuitsim.parse(with_balls).simulate(report=True, **tol)
+    report's balance closes within ``bound`` of its energy scale (scale 52.8 J). Measured
+    at the defaults: balance 1.6e-6, stored energy's largest change 2.7e-6, on either
+    kernels. At rtol 1e-9 the two kernels' rounding gives different step patterns (543
+    and 539 steps) and the energy's global error, 20 rtol units, moves with them: 1.6e-8
+    and 2.1e-8 on the compiled kernels, 7.6e-9 and 1.1e-8 on the numpy ones."""
+    res = _top_with_balls(tuple(sorted(tol.items())))
     e = res.report.energy
     assert e["relative"] < bound
     total = sum(res[n] for n in ("B.T", "B.U", "P0.T", "P0.U", "P1.T", "P1.U"))

@@ -1,4 +1,6 @@
 """The generated element reference is current, and the docs the README links exist."""
+import pytest
+
 from circuitsim.output import docgen
 
 from helpers import REPO as ROOT
@@ -31,6 +33,7 @@ def test_readme_links_exist():
         assert (ROOT / "docs" / name).is_file()
 
 
+@pytest.mark.slow
 def test_the_tutorials_figures_are_current():
     """docs/tutorial.md's landing-gear figures (steps, power balance, the final angle)
     are those of a run of the example now, within 10 % (docs/tutorial_figures.py)."""

@@ -26,6 +26,7 @@ def site(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_every_page_is_built(site):
     pages = {p.relative_to(site).as_posix() for p in site.rglob("*.html")}
     expected = {f"{p.stem}.html" for p in DOCS.glob("*.md")} | {

@@ -57,6 +57,7 @@ def _rates(res, coordinates):
     return q, s.derivative(1)(res.t), s.derivative(2)(res.t)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("netlist, coordinates", [
     ("ball_free.cir", ("S.angle1", "S.angle2", "S.angle3")),
     ("ball_chain_free.cir", ("S.angle1", "S.angle2", "S.angle3", "R.angle", "T.angle3",

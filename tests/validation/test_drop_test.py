@@ -32,15 +32,17 @@ def test_drop_test_as_shipped_meets_the_reference_to_1e_4(lam):
 
 
 def test_drop_test_converges_to_the_reference_at_tight_tolerances():
-    """rtol 1e-9 and 0.1 ms output points: the measures within 1e-6 of the reference
-    (measured: load factor 2.9e-7, stroke 2e-8, efficiency 3e-7 at the default rtol)."""
+    """rtol 1e-9 and 0.2 ms output points: the measures within 1e-6 of the reference
+    (measured: load factor 1.9e-9, stroke 2.1e-10, efficiency 9.8e-9, touchdown 1.3e-8;
+    at 0.1 ms points, whose polishing took twice as long: 6.1e-10, 2.1e-10, 2.9e-8,
+    1.9e-7; at 1 ms the touchdown is off by 2.2e-5)."""
     net = load_netlist("drop_test.cir")
-    res = net.simulate(set={"lam": 1.0}, rtol=1e-9, atol=1e-12, tstep=1e-4)
+    res = net.simulate(set={"lam": 1.0}, rtol=1e-9, atol=1e-12, tstep=2e-4)
     ref, m = reference(1.0), res.measures.values
     for name, key in (("nmax", "n_max"), ("smax", "s_max"), ("eta", "eta"), ("tc", "tc")):
         assert m[name] == pytest.approx(ref[key], rel=1e-6), name
     for time, sample in ref["samples"].items():  # the states along the run
-        k = int(round(float(time) / 1e-4))
+        k = int(round(float(time) / 2e-4))
         assert res.t[k] == pytest.approx(float(time), abs=1e-12)
         assert res["S.x"][k] == pytest.approx(sample["s"], abs=1e-7), time
         assert res["T.f"][k] == pytest.approx(sample["Ft"], abs=1e-6 * 1e5), time

@@ -30,6 +30,7 @@ def worst_error(res) -> float:
     return worst
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rtol, atol, bound", [(1e-6, 1e-9, 5e-6), (1e-9, 1e-12, 1e-8)])
 def test_position_loop_matches_its_independent_ode(rtol, atol, bound):
     # measured: 9.9e-7 at the default tolerances, 2.5e-9 at rtol 1e-9

@@ -37,9 +37,11 @@ def net():
     return circuitsim.load(NETLIST)
 
 
-def _angle_error(res, **ref_options):
-    q = ref.hinge_angles(res.t, **ref_options)
-    return max(np.max(np.abs(res[f"{h}.angle"] - q[i])) for i, h in enumerate(HINGES))
+def _angle_error(res, until=np.inf, **ref_options):
+    """The largest hinge-angle error up to the time ``until``."""
+    n = np.searchsorted(res.t, until, side="right")
+    q = ref.hinge_angles(res.t[:n], **ref_options)
+    return max(np.max(np.abs(res[f"{h}.angle"][:n] - q[i])) for i, h in enumerate(HINGES))
 
 
 def test_reference_starts_folded_and_closes_the_loop():
@@ -71,13 +73,6 @@ def test_check_finds_three_degrees_of_freedom_and_the_loops_redundant_rows(net):
     assert not [msg for msg, _ in info_open.warnings if "over-constrained" in msg]
 
 
-def test_position_model_unfolds_and_latches_as_the_reference(net):
-    res = net.simulate(set=TIGHT, t_end=4.0)
-    # measured 1.35e-7 rad (largest on HB, the loop's fastest hinge, before HA latches)
-    assert _angle_error(res) < 5e-7
-    assert max(np.max(np.abs(res[f"{h}.gap"])) for h in HINGES) < 1e-9   # measured ~1e-10 m
-
-
 def test_velocity_model_unfolds_and_latches_as_the_reference(net):
     res = net.simulate(study="fast", set=TIGHT, t_end=4.0)
     assert _angle_error(res) < 5e-7                        # measured 7.5e-8 rad
@@ -96,6 +91,17 @@ def deployed(net):
     res = net.simulate(set=TIGHT)
     assert res.success and res.t[-1] == pytest.approx(20.0)
     return res
+
+
+@pytest.mark.slow
+def test_position_model_unfolds_and_latches_as_the_reference(deployed):
+    # the first 4 s of the whole deployment's run (a 4 s run takes the same steps): measured
+    # 6.5e-8 rad (largest on HB, the loop's fastest hinge, before HA latches)
+    assert _angle_error(deployed, until=4.0) < 5e-7
+    # over the whole run, at the recorded points (interpolated between the steps: the
+    # gap there is the interpolant's error, of the order of rtol 1e-9 × 1 m): measured
+    # 1.3e-9 m on the compiled kernels, 3.9e-10 m on the numpy ones (HQ at 1.66 s)
+    assert max(np.max(np.abs(deployed[f"{h}.gap"])) for h in HINGES) < 5e-9
 
 
 @pytest.mark.slow
