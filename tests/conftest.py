@@ -37,11 +37,13 @@ WARM_UP_SHARES = ((0, 2, 3), (1,))
 
 def pytest_sessionstart(session):
     """Warm the twins' cache once, in the process that starts the workers (or runs the
-    tests), before they start, and mark it warm as ``python -m circuitsim.warmup`` does."""
+    tests), before they start. The suite leaves its own marker: the warm-up's
+    (``python -m circuitsim.warmup``) also builds the extension a user's runs load."""
     if hasattr(session.config, "workerinput") or os.environ["CIRCUITSIM_KERNELS"] != "numba":
         return
     from circuitsim.elements.compiled import warm
-    if warm.ready():
+    compiled = warm.cache_dir() / f"circuitsim-tests-compiled-{warm.cache_key()}"
+    if warm.ready() or compiled.exists():
         return
     code = ("import os, sys\n"
             "os.environ['CIRCUITSIM_KERNELS'] = 'numba'\n"
@@ -55,7 +57,8 @@ def pytest_sessionstart(session):
         _, err = run.communicate()
         if run.returncode != 0:
             raise pytest.UsageError(f"the compiled kernels' warm-up failed:\n{err}")
-    warm.write_marker()
+    compiled.parent.mkdir(parents=True, exist_ok=True)
+    compiled.touch()
 
 
 def pytest_unconfigure(config):
