@@ -366,8 +366,7 @@ def test_oil_chamber_energy_is_stored_in_the_run_report(drained):
     and the orifice as the loss; the same across a drain to the cavitation floor and
     back (the ``drained`` run above: its balance does depend on the 5 ms output points,
     measured 1.9e-7 and 1.1e-8)."""
-    res, tol = drained
-    drain = res
+    drain, tol = drained
     res = circuitsim.parse("""
 .lib hydraulics
 pump P1 p Q=1e-6
