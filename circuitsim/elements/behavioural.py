@@ -113,7 +113,7 @@ class Behavioural(SingularityProtocol, ElementType):
 
     @classmethod
     def switching_functions(cls, t, x, xp, p):
-        return reads.watched_values(p, cls._args(t, x, p), x.shape[0])
+        return reads.watched_values(p, reads.arguments(t, x, 3, p.nrefs), x.shape[0])
 
     @classmethod
     def local_pattern(cls, n_extra=0, group=None):
@@ -126,14 +126,15 @@ class Behavioural(SingularityProtocol, ElementType):
         mask[2, 3:] = True
         return mask
 
-    @staticmethod
-    def _args(t, x, p):
-        return [t] + [x[..., 3 + j] for j in range(p.nrefs)]
-
     @classmethod
     def residual(cls, t, x, xp, p):
         n = x.shape[0]
-        value = np.broadcast_to(p.f(*cls._args(t, x, p)), (n,))
+        value = p.f(*reads.arguments(t, x, 3, p.nrefs))
+        if value.__class__ is float:             # one instance: on floats throughout
+            pa, pb, i = x[0, :3].tolist()
+            eq = i - value if p.mode == FLOW else pa - pb - value      # (1), (1')
+            return np.array([[i, -i, eq]])
+        value = np.broadcast_to(value, (n,))
         i = x[:, 2]
         if p.mode == FLOW:
             eq = i - value                                       # (1)
@@ -152,7 +153,7 @@ class Behavioural(SingularityProtocol, ElementType):
         else:
             dfdx[:, 2, 0] = 1.0
             dfdx[:, 2, 1] = -1.0
-        for j, dfj in enumerate(p.df(*cls._args(t, x, p))):
+        for j, dfj in enumerate(p.df(*reads.arguments(t, x, 3, p.nrefs))):
             dfdx[:, 2, 3 + j] = -np.broadcast_to(dfj, (n,))
         return dfdx, np.zeros_like(dfdx)
 

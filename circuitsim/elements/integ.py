@@ -50,9 +50,15 @@ class Integrator(ElementType):
         return [(1, inst.params["y0"], None)]
 
     @classmethod
+    def prepare(cls, instances):
+        p = super().prepare(instances)
+        p.delta = band(p)                  # the clamp ramps' width, made once
+        return p
+
+    @classmethod
     def _law(cls, u, y, p):
         """The rate dy/dt and its derivatives d/du, d/dy."""
-        d = band(p)
+        d = p.delta
         r = p.k * u
         wu, dwu = ramp(y - p.upper, d)
         wl, dwl = ramp(p.lower - y, d)
@@ -84,7 +90,7 @@ class Integrator(ElementType):
 
     @classmethod
     def switching_functions(cls, t, x, xp, p):
-        d = band(p)
+        d = p.delta
         y = x[:, 1]
         gu = np.where(np.isfinite(p.upper), y - p.upper + d, -1.0)        # (2)
         gl = np.where(np.isfinite(p.lower), p.lower + d - y, -1.0)        # (2)

@@ -39,12 +39,16 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..errors import ModelError
+from . import compiled
 from .base import ElementType
 from .declarations import Param, State
+from .protocols import BoundResidualProtocol
 from .signals import band, check_limits, limit_params, ramp, signal_in, signal_out
 
+NUMPY_CALL_SECONDS = 4e-5        # a numpy kernel's call on one instance (the warm-up)
 
-class PID(ElementType):
+
+class PID(BoundResidualProtocol, ElementType):
     keyword = "pid"
     description = "PID controller: filtered derivative, output limits, anti-windup"
     ports = (signal_in("in", "control error e"), signal_out("out", "controller output"))
@@ -83,7 +87,21 @@ class PID(ElementType):
         default_tt = np.where((p.ki > 0) & (p.kp > 0), p.kp / np.where(p.ki > 0, p.ki, 1.0),
                               1.0)
         p.tt = np.where(np.isnan(p.tt), default_tt, p.tt)
+        p.delta = band(p)                  # the clamp ramps' width, made once
+        p.warmup = compiled.Warmup(NUMPY_CALL_SECONDS)
         return p
+
+    @staticmethod
+    def _twin_args(p) -> tuple:
+        """The group's arrays as the compiled kernels take them after x and x'."""
+        n = len(p.kp)
+        return (p.kp, p.ki, p.kd, p.tf, p.lower, p.upper, p.tt, p.delta,
+                np.full(n, p.backcalc))
+
+    @classmethod
+    def residual_kernel(cls, p):
+        fast = compiled.settled("pid", p.warmup)
+        return None if fast is None else compiled.bound(fast.residual, *cls._twin_args(p))
 
     @staticmethod
     def _v(x, p):
@@ -92,6 +110,9 @@ class PID(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
+        fast = compiled.twin("pid", p.warmup)
+        if fast is not None:
+            return fast.residual(x, xp, *cls._twin_args(p))
         e, y, xi, xf = x[:, 0], x[:, 1], x[:, 2], x[:, 3]
         v = cls._v(x, p)
         out = np.zeros((x.shape[0], 4))
@@ -100,7 +121,7 @@ class PID(ElementType):
             out[:, 2] = xp[:, 2] - p.ki * e - (y - v) / p.tt        # (3')
         else:
             r = p.ki * e
-            d = band(p)
+            d = p.delta
             wu, _ = ramp(v - p.upper, d)
             wl, _ = ramp(p.lower - v, d)
             out[:, 2] = (xp[:, 2] - r + np.maximum(r, 0.0) * wu     # (3)
@@ -110,6 +131,9 @@ class PID(ElementType):
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
+        fast = compiled.twin("pid", p.warmup)
+        if fast is not None:
+            return fast.jacobian(x, xp, *cls._twin_args(p))
         n = x.shape[0]
         e = x[:, 0]
         v = cls._v(x, p)
@@ -124,7 +148,7 @@ class PID(ElementType):
             dfdx[:, 2, 1] = -1.0 / p.tt
         else:
             r = p.ki * e
-            d = band(p)
+            d = p.delta
             wu, dwu = ramp(v - p.upper, d)
             wl, dwl = ramp(p.lower - v, d)
             up, dn = r > 0, r < 0
@@ -144,7 +168,7 @@ class PID(ElementType):
     def switching_functions(cls, t, x, xp, p):
         v = cls._v(x, p)
         hi, lo = np.isfinite(p.upper), np.isfinite(p.lower)
-        d = band(p)
+        d = p.delta
         clamp = not p.backcalc
         g = [np.where(hi, v - p.upper, -1.0), np.where(lo, p.lower - v, -1.0),    # (4)
              np.where(hi & clamp, v - p.upper + d, -1.0),

@@ -36,32 +36,44 @@ def watched(tree, args) -> tuple:
     return names, (expressions.compile_group(factors, args) if factors else None)
 
 
+def arguments(t, x, first: int, nrefs: int) -> list:
+    """[time, the references' values] for the expression, the references being x's
+    columns first, first + 1, ...: Python floats for one instance at one time (the
+    compiled expression's float route, runtime/floatmath.py), else arrays."""
+    if isinstance(t, float) and x.ndim == 2 and x.shape[0] == 1 and x.dtype == np.float64:
+        return [float(t)] + x[0, first:first + nrefs].tolist()
+    return [t] + [x[..., first + j] for j in range(nrefs)]
+
+
+def spread(value, shape) -> np.ndarray:
+    """A value of the expression (a float, a scalar or an array) for each instance."""
+    if value.__class__ is float:
+        return np.full(shape, value)
+    return np.broadcast_to(value, shape)
+
+
 def watched_values(p, arguments, n: int) -> np.ndarray:
     """(n, len(p.poles)) the watched factors' values for n instances."""
     if p.pole_values is None:
         return np.zeros((n, 0))
-    return np.stack([np.broadcast_to(g, (n,)) for g in p.pole_values(*arguments)], axis=1)
+    return np.stack([spread(g, (n,)) for g in p.pole_values(*arguments)], axis=1)
 
 
 def value(t, x, p) -> np.ndarray:
     """The expression for each instance: x holds the port's variable, then the references."""
-    return np.broadcast_to(p.f(*_arguments(t, x, p)), x.shape[:-1])
+    return spread(p.f(*arguments(t, x, 1, p.nrefs)), x.shape[:-1])
 
 
 def slopes(t, x, p):
     """(reference index, derivative for each instance) of the expression."""
-    for j, dfj in enumerate(p.df(*_arguments(t, x, p))):
-        yield j, np.broadcast_to(dfj, x.shape[:-1])
+    for j, dfj in enumerate(p.df(*arguments(t, x, 1, p.nrefs))):
+        yield j, spread(dfj, x.shape[:-1])
 
 
 def poles(t, x, p) -> np.ndarray:
     """The switching functions of an element reading an expression (its watched
     factors), for each instance."""
-    return watched_values(p, _arguments(t, x, p), x.shape[0])
-
-
-def _arguments(t, x, p) -> list:
-    return [t] + [x[..., 1 + j] for j in range(p.nrefs)]
+    return watched_values(p, arguments(t, x, 1, p.nrefs), x.shape[0])
 
 
 class WatchedExpression(SingularityProtocol):

@@ -217,32 +217,49 @@ class StepQuadrature:
         self.thermal_rows = np.zeros(system.n + 2, dtype=bool)
         self.thermal_rows[[i for i, node in _node_rows(system).items()
                            if node.domain == THERMAL]] = True
-        # per group, (2, instances): the work absorbed and the heat delivered
-        self.totals = [np.zeros((2, len(g.instances))) for g in system.groups]
+        # every group's residual entries in one vector (each group's (instances, rows)
+        # raveled, in the groups' order): the row each entry is on, whether that row is
+        # a power or a thermal node's, and the instance it belongs to (numbered over
+        # all groups), so that the rates of all elements are two weighted counts
+        rows = [g.row_idx.ravel() for g in system.groups]
+        sizes = [len(g.instances) for g in system.groups]
+        self._ends = np.cumsum(sizes)[:-1]
+        self._entry_rows = np.concatenate(rows) if rows else np.zeros(0, dtype=int)
+        self._on_power = self.power_rows[self._entry_rows]
+        self._on_thermal = self.thermal_rows[self._entry_rows]
+        self._instance = np.concatenate(
+            [start + np.repeat(np.arange(n), g.row_idx.shape[1])
+             for start, n, g in zip(np.cumsum([0] + sizes), sizes, system.groups)]) \
+            if rows else np.zeros(0, dtype=int)
+        self._count = sum(sizes)
+        # (2, all instances): the work absorbed and the heat delivered
+        self.total = np.zeros((2, self._count))
         self.first = self.last = None          # (t, y, yp) at the ends of the quadrature
         self._p_last = None                    # the rates at the last point
 
     @property
     def work(self) -> list:
-        return [total[0] for total in self.totals]
+        """Per group, the work each instance absorbed over the run."""
+        return np.split(self.total[0], self._ends)
 
     @property
     def heat(self) -> list:
-        return [total[1] for total in self.totals]
+        """Per group, the heat each instance put into the thermal nodes over the run."""
+        return np.split(self.total[1], self._ends)
 
-    def _rates(self, t, y, yp) -> list:
-        """Per group, (2, instances): the power each element absorbs at (t, y, y'), the
-        sum over its port nodes of potential × the flow it draws (its share of the
-        node's flow balance), and the heat flow it puts into the thermal nodes."""
+    def _rates(self, t, y, yp) -> np.ndarray:
+        """(2, all instances): the power each element absorbs at (t, y, y'), the sum over
+        its port nodes of potential × the flow it draws (its share of the node's flow
+        balance), and the heat flow it puts into the thermal nodes."""
         system = self.system
         ye, ype = system._extend(y), system._extend(yp, constants=False)
-        out = []
-        for g in system.groups:
-            F = g.etype.residual(t, ye[g.var_idx], ype[g.var_idx], g.p).reshape(g.row_idx.shape)
-            potential = np.where(self.power_rows[g.row_idx], ye[g.row_idx], 0.0)
-            heat = -np.sum(np.where(self.thermal_rows[g.row_idx], F, 0.0), axis=1)
-            out.append(np.stack([np.sum(potential * F, axis=1), heat]))
-        return out
+        F = np.concatenate([g.etype.residual(t, ye[g.var_idx], ype[g.var_idx], g.p).ravel()
+                            for g in system.groups])
+        potential = np.where(self._on_power, ye[self._entry_rows], 0.0)
+        work = np.bincount(self._instance, potential * F, minlength=self._count)
+        heat = -np.bincount(self._instance, np.where(self._on_thermal, F, 0.0),
+                            minlength=self._count)
+        return np.stack([work, heat])
 
     def __call__(self, T, Y, YP, at_switch: bool = False) -> None:
         if len(T) == 1:                        # a start: no work up to here
@@ -259,12 +276,10 @@ class StepQuadrature:
                 # the piece ends on a switch (a stop's contact: its state there is on
                 # either side of it, its force 0 or c·v): the midpoint rule, which does
                 # not read the end; the run restarts from the switch's right limit
-                for total, m in zip(self.totals, p_mid):
-                    total += h * m
+                self.total += h * p_mid
             else:
                 p_end = self._rates(T[k + 1], Y[k + 1], YP[k + 1])
-                for total, a, m, b in zip(self.totals, self._p_last, p_mid, p_end):
-                    total += h / 6.0 * (a + 4.0 * m + b)
+                self.total += h / 6.0 * (self._p_last + 4.0 * p_mid + p_end)
                 self._p_last = p_end
             self.last = (T[k + 1], Y[k + 1], YP[k + 1])
 

@@ -268,6 +268,8 @@ class ExprFunction(TimeFunction):
         self.fn = compile_(tree, ["time"])
 
     def __call__(self, t):
+        if isinstance(t, float):                 # one time: the float route
+            return float(self.fn(t))
         value = np.broadcast_to(self.fn(t), np.shape(t))
         return float(value) if np.ndim(value) == 0 else np.array(value)
 
