@@ -24,11 +24,12 @@ KEYED = re.compile(rf"(?:circuitsim-warm|{ahead.EXTENSION})-([0-9a-f]{{16}})(?:\
 # kernels), a beam of the lumped mass (stiffening on and off: the same kernels), end
 # stops (their switching functions too) and friction.
 WARM_NETLISTS = ("""\
-.title warm-up of the compiled kernels: bodies and ball joints
+.title warm-up of the compiled kernels: bodies, ball joints, a point mass
 body B1 m=1 J=(0.02, 0.02, 0.001) pos=(0.5, 0, 0)
 body B2 m=1 J=(0.02, 0.02, 0.001) pos=(1.0, 0, 0)
 spherical J1 0 B1 at=(0, 0, 0) model=position
 spherical J2 B1 B2 at=(0.75, 0, 0) model=velocity
+pointmass PM B2 m=0.3 at=(1.2, 0, 0.1)
 .gravity 0 0 -9.81
 .tran 0.01 1m
 """, """\

@@ -40,9 +40,11 @@ import numpy as np
 
 from ..errors import ModelError
 from ..runtime.names import GROUND
+from . import compiled
 from .base import ElementType
 from .declarations import REQUIRED, Output, Param, Port
 from .frames import NV, Q, R, V, W, arm, cross, local_offset, skew
+from .protocols import BoundResidualProtocol
 
 ZERO3 = (0.0, 0.0, 0.0)
 AT_FRAMES = ("global", "body")
@@ -56,7 +58,10 @@ def _mv(a, b):
     return np.einsum("...ij,...j->...i", a, b)
 
 
-class PointMass(ElementType):
+NUMPY_CALL_SECONDS = 5e-5        # a numpy kernel's call on a few instances (the warm-up)
+
+
+class PointMass(BoundResidualProtocol, ElementType):
     keyword = "pointmass"
     description = "mass without rotational inertia fixed at a point of a body"
     ports = (Port("body", frame=True, description="the body carrying the mass"),)
@@ -99,7 +104,18 @@ class PointMass(ElementType):
     def prepare(cls, instances):
         def stack(name):
             return np.array([i.params[name] for i in instances], dtype=float)
-        return SimpleNamespace(m=stack("m"), g=stack("g"), x_local=stack("x_local"))
+        return SimpleNamespace(m=stack("m"), g=stack("g"), x_local=stack("x_local"),
+                               warmup=compiled.Warmup(NUMPY_CALL_SECONDS))
+
+    @staticmethod
+    def _twin_args(p) -> tuple:
+        """The group's arrays as the compiled kernels take them after x and x'."""
+        return p.m, p.g, p.x_local
+
+    @classmethod
+    def residual_kernel(cls, p):
+        fast = compiled.settled("pointmass", p.warmup)
+        return None if fast is None else compiled.bound(fast.residual, *cls._twin_args(p))
 
     @classmethod
     def sample_params(cls, rng):
@@ -115,6 +131,9 @@ class PointMass(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
+        fast = compiled.twin("pointmass", p.warmup)
+        if fast is not None:
+            return fast.residual(x, xp, *cls._twin_args(p))
         r, _ = arm(x, 0, p.x_local)
         f = cls._force(x, xp, p, r)
         out = np.zeros((x.shape[0], NV))
@@ -124,6 +143,9 @@ class PointMass(ElementType):
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
+        fast = compiled.twin("pointmass", p.warmup)
+        if fast is not None:
+            return fast.jacobian(x, xp, *cls._twin_args(p))
         n = x.shape[0]
         r, dr = arm(x, 0, p.x_local)
         f = cls._force(x, xp, p, r)

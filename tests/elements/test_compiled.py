@@ -36,7 +36,7 @@ PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
 # stiffening on and off, off with the reference frame's ω and q as 7 extra variables
 # ("n_extra", not a parameter); a stop with one limit or two, friction with and without
 # a Stribeck peak, a PID clamped or back-calculating, with one limit or none
-VARIANTS = {"body": [{}], "beam": [{}, {"stiffening": "off"},
+VARIANTS = {"body": [{}], "pointmass": [{}], "beam": [{}, {"stiffening": "off"},
                                    {"stiffening": "off", "n_extra": 7}],
             "stop": [{}, {"lower": -np.inf}, {"upper": np.inf}],
             "friction": [{}, {"Fs": None}],
