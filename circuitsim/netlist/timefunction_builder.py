@@ -178,4 +178,4 @@ def _from_expression(value: ast.Expr, loc: Loc) -> TimeFunction:
     tree = substitute(value.tree, {})        # fold what is constant
     if isinstance(tree, Num):
         return Constant(tree.value)
-    return ExprFunction(tree)     # compile_ reports a name other than time at the name
+    return ExprFunction(tree)     # which reports a name other than time at the name

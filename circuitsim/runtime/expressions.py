@@ -595,10 +595,7 @@ _PLAIN_NUMBERS = (float, int)
 def _compiled(trees: list, arg_names, single: bool) -> Callable:
     slots = {n: f"_a{i}" for i, n in enumerate(arg_names)}
     for tree in trees:
-        missing = free_names(tree) - set(slots)
-        if missing:
-            name = sorted(missing)[0]
-            raise _unknown(find_name(tree, name), slots, _first_loc(tree))
+        require_names(tree, arg_names)
     lines: list = []              # (variable, its numpy statement, its float statement)
     shared: dict = {}
     results = [_straight_line(tree, slots, lines, shared)[0] for tree in trees]
@@ -625,9 +622,16 @@ def _compiled(trees: list, arg_names, single: bool) -> Callable:
                  **{slot: table for table, slot in tables.items()},
                  **{f"_fl{slot}": floatmath.table(table) for table, slot in tables.items()}}
     exec(compile(src, "<expression>", "exec"), namespace)
-    fn = namespace["_f"]
-    fn.__doc__ = "; ".join(to_text(tree) for tree in trees)
-    return fn
+    return namespace["_f"]
+
+
+def require_names(tree, arg_names) -> None:
+    """Raise NetlistError (at the name) if the expression reads a name not in
+    ``arg_names``: what compiling it would raise, without compiling."""
+    missing = free_names(tree) - set(arg_names)
+    if missing:
+        name = sorted(missing)[0]
+        raise _unknown(find_name(tree, name), {n: None for n in arg_names}, _first_loc(tree))
 
 
 def _straight_line(tree, slots, lines: list, shared: dict) -> tuple:
