@@ -48,13 +48,17 @@ beam B 0 n=2 EA=1e5 GJ=400 EIy=1000 rhoA=1 rhoIy=1e-4 at1=(0, 0, 0) at2=(1, 0, 0
 .gravity 0 0 -9.81
 .tran 0.01 1m
 """, """\
-.title warm-up of the compiled kernels: end stops, friction, PID controllers
+.title warm-up of the compiled kernels: end stops, friction, control blocks, a heating resistor
 mass M1 v m=1 v0=2
 friction F1 v 0 Fc=0.5 Fs=0.6
 stop S1 v 0 lower=-0.01 upper=0.01 k=1e4 c=10
 sigsrc R r v=1
 pid K1 r u1 kp=2 ki=1 lower=-1 upper=1
 pid K2 r u2 kp=2 ki=1 kd=0.1 tf=1m lower=-1 upper=1 aw=backcalc
+integ I1 r y k=2 lower=-1 upper=1
+V Vw w 0 V=sin(0, 10, 50)
+rtherm Rw w 0 tw R0=2
+C Cw tw 0 C=10 ic=300 domain=thermal
 .tran 0.01 1m
 """)
 

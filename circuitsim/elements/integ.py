@@ -26,12 +26,17 @@ Example
 """
 import numpy as np
 
+from . import compiled
 from .base import ElementType
 from .declarations import Param
+from .protocols import BoundResidualProtocol
 from .signals import band, check_limits, limit_params, ramp, signal_in, signal_out
 
 
-class Integrator(ElementType):
+NUMPY_CALL_SECONDS = 3e-5        # a numpy kernel's call on one instance (the warm-up)
+
+
+class Integrator(BoundResidualProtocol, ElementType):
     keyword = "integ"
     description = "integrator with output limits (anti-windup by clamping)"
     ports = (signal_in("in"), signal_out())
@@ -53,7 +58,18 @@ class Integrator(ElementType):
     def prepare(cls, instances):
         p = super().prepare(instances)
         p.delta = band(p)                  # the clamp ramps' width, made once
+        p.warmup = compiled.Warmup(NUMPY_CALL_SECONDS)
         return p
+
+    @staticmethod
+    def _twin_args(p) -> tuple:
+        """The group's arrays as the compiled kernels take them after x and x'."""
+        return p.k, p.lower, p.upper, p.delta
+
+    @classmethod
+    def residual_kernel(cls, p):
+        fast = compiled.settled("integ", p.warmup)
+        return None if fast is None else compiled.bound(fast.residual, *cls._twin_args(p))
 
     @classmethod
     def _law(cls, u, y, p):
@@ -70,6 +86,9 @@ class Integrator(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
+        fast = compiled.twin("integ", p.warmup)
+        if fast is not None:
+            return fast.residual(x, xp, *cls._twin_args(p))
         rate, _, _ = cls._law(x[:, 0], x[:, 1], p)
         out = np.zeros((x.shape[0], 2))
         out[:, 1] = xp[:, 1] - rate                              # (1)
@@ -77,6 +96,9 @@ class Integrator(ElementType):
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
+        fast = compiled.twin("integ", p.warmup)
+        if fast is not None:
+            return fast.jacobian(x, xp, *cls._twin_args(p))
         n = x.shape[0]
         _, du, dy = cls._law(x[:, 0], x[:, 1], p)
         dfdx = np.zeros((n, 2, 2)); dfdxp = np.zeros((n, 2, 2))

@@ -29,13 +29,16 @@ Example
 """
 import numpy as np
 
+from . import compiled
 from .base import ElementType
 from .declarations import THERMAL, Output, Param, Port
+from .protocols import BoundResidualProtocol
 
 RMIN = 0.01     # floor of R(T)/R0: R stays positive at any temperature a Newton step tries
+NUMPY_CALL_SECONDS = 2e-5        # a numpy kernel's call on one instance (the warm-up)
 
 
-class HeatingResistor(ElementType):
+class HeatingResistor(BoundResidualProtocol, ElementType):
     keyword = "rtherm"
     description = "resistor R(T) = R0·(1 + alpha·(T − T0)) heating its thermal port by i²R"
     ports = (Port("a", ("electrical",)), Port("b", ("electrical",)),
@@ -51,6 +54,22 @@ class HeatingResistor(ElementType):
     positional_param = "R0"
     pattern = np.ones((3, 3), dtype=bool)
 
+    @classmethod
+    def prepare(cls, instances):
+        p = super().prepare(instances)
+        p.warmup = compiled.Warmup(NUMPY_CALL_SECONDS)
+        return p
+
+    @staticmethod
+    def _twin_args(p) -> tuple:
+        """The group's arrays as the compiled kernels take them after x and x'."""
+        return p.R0, p.alpha, p.T0
+
+    @classmethod
+    def residual_kernel(cls, p):
+        fast = compiled.settled("rtherm", p.warmup)
+        return None if fast is None else compiled.bound(fast.residual, *cls._twin_args(p))
+
     @staticmethod
     def _law(T, p):
         """R(T) of equation (1) and dR/dT (0 on the floor)."""
@@ -60,6 +79,9 @@ class HeatingResistor(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
+        fast = compiled.twin("rtherm", p.warmup)
+        if fast is not None:
+            return fast.residual(x, xp, *cls._twin_args(p))
         u = x[:, 0] - x[:, 1]
         R, _ = cls._law(x[:, 2], p)
         i = u / R                                                   # (2)
@@ -67,6 +89,9 @@ class HeatingResistor(ElementType):
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
+        fast = compiled.twin("rtherm", p.warmup)
+        if fast is not None:
+            return fast.jacobian(x, xp, *cls._twin_args(p))
         # di/du = 1/R, di/dT = −u·R'/R²; dQ/du = 2u/R, dQ/dT = −u²·R'/R²
         u = x[:, 0] - x[:, 1]
         R, dR = cls._law(x[:, 2], p)
