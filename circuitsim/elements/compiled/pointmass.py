@@ -6,19 +6,13 @@ import numpy as np
 from numba import njit
 
 from .body import _dcm, _dcm_dq
+from .spherical import _cross
 
 # the kernels' types for the extension built ahead of time (ahead.py): x, x', m, g,
 # x_local -> F or (dF/dx, dF/dx')
 _ARGS = ("f2*", "f2*", "f1", "f2", "f2")
 EXPORTS = {"residual": ("f2", _ARGS), "jacobian": (("f3", "f3"), _ARGS)}
 NV = 13          # a frame's variables: V 0:3, ω 3:6, position 6:9, q 9:13
-
-
-@njit(cache=True)
-def _cross(a, b, out):
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
 
 
 @njit(cache=True)
