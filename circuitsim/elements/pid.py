@@ -34,8 +34,6 @@ Outputs
 Example
     ``pid C1 e u kp=0.5 ki=10 kd=0.01 tf=1ms lower=-24 upper=24``
 """
-from types import SimpleNamespace
-
 import numpy as np
 
 from ..errors import ModelError
@@ -113,7 +111,7 @@ class PID(BoundResidualProtocol, ElementType):
         fast = compiled.twin("pid", p.warmup)
         if fast is not None:
             return fast.residual(x, xp, *cls._twin_args(p))
-        e, y, xi, xf = x[:, 0], x[:, 1], x[:, 2], x[:, 3]
+        e, y, xf = x[:, 0], x[:, 1], x[:, 3]
         v = cls._v(x, p)
         out = np.zeros((x.shape[0], 4))
         out[:, 1] = y - np.clip(v, p.lower, p.upper)              # (2)
