@@ -48,7 +48,7 @@ beam B 0 n=2 EA=1e5 GJ=400 EIy=1000 rhoA=1 rhoIy=1e-4 at1=(0, 0, 0) at2=(1, 0, 0
 .gravity 0 0 -9.81
 .tran 0.01 1m
 """, """\
-.title warm-up of the compiled kernels: end stops, friction, control blocks, a heating resistor
+.title warm-up of the compiled kernels: end stops, friction, control blocks, a heating resistor, gas volumes
 mass M1 v m=1 v0=2
 friction F1 v 0 Fc=0.5 Fs=0.6
 stop S1 v 0 lower=-0.01 upper=0.01 k=1e4 c=10
@@ -59,6 +59,9 @@ integ I1 r y k=2 lower=-1 upper=1
 V Vw w 0 V=sin(0, 10, 50)
 rtherm Rw w 0 tw R0=2
 C Cw tw 0 C=10 ic=300 domain=thermal
+I Qa 0 acc I=1e-4 domain=hydraulic
+accumulator A1 acc V0=1L p0=50bar Vg0=0.9L
+gasspring G1 acc V0=0.5L p0=40bar
 .tran 0.01 1m
 """)
 

@@ -44,6 +44,7 @@ Example
 import numpy as np
 
 from ..errors import ModelError
+from . import compiled
 from .declarations import Output, Param, State
 from .gasspring import GasSpring, gas_energy, gas_pressure
 
@@ -79,6 +80,17 @@ class Accumulator(GasSpring):
             inst.params["Vd"] = inst.params["V0"] / 1000.0
         inst.params["Voil0"] = inst.params["V0"] - inst.params["Vg0"]   # the state's start
 
+    @staticmethod
+    def _twin_args(p) -> tuple:
+        """The group's arrays as the compiled kernels take them after x and x'."""
+        return p.V0, p.p0, p.n, p.patm, p.beta / p.Vd
+
+    @classmethod
+    def residual_kernel(cls, p):
+        fast = compiled.settled("gas", p.warmup)
+        return None if fast is None else compiled.bound(fast.accumulator_residual,
+                                                        *cls._twin_args(p))
+
     @classmethod
     def _law(cls, voil, p):
         """The port's gauge pressure of (2) and its derivative by Voil = V0 − Vg."""
@@ -90,12 +102,18 @@ class Accumulator(GasSpring):
 
     @classmethod
     def residual(cls, t, x, xp, p):
+        fast = compiled.twin("gas", p.warmup)
+        if fast is not None:
+            return fast.accumulator_residual(x, xp, *cls._twin_args(p))
         pg, _ = cls._law(x[:, 1], p)
         return np.stack([xp[:, 1],                                    # (1): Q = dVoil/dt
                          x[:, 0] - pg], axis=1)                       # (2)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
+        fast = compiled.twin("gas", p.warmup)
+        if fast is not None:
+            return fast.accumulator_jacobian(x, xp, *cls._twin_args(p))
         n = x.shape[0]
         _, dpg = cls._law(x[:, 1], p)
         dfdx = np.zeros((n, 2, 2)); dfdxp = np.zeros((n, 2, 2))

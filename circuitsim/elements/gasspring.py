@@ -38,10 +38,13 @@ Example
 """
 import numpy as np
 
+from . import compiled
 from .base import ElementType
 from .declarations import Output, Param, Port, State
+from .protocols import BoundResidualProtocol
 
 VMIN = 1e-3   # below VMIN·V0 the gas law continues linearly (a guard for Newton's iterates)
+NUMPY_CALL_SECONDS = 3e-5        # a numpy kernel's call on one instance (the warm-up)
 PATM = 101325.0
 
 
@@ -66,7 +69,7 @@ def gas_energy(Vg, p):
     return work - p.patm * (p.V0 - Vg)
 
 
-class GasSpring(ElementType):
+class GasSpring(BoundResidualProtocol, ElementType):
     keyword = "gasspring"
     description = "polytropic gas volume: p_abs·Vg^n = p0·V0^n, dVg/dt = −Q"
     ports = (Port("p", ("hydraulic",), description="oil port (gauge pressure)"),)
@@ -90,6 +93,23 @@ class GasSpring(ElementType):
             inst.params["Vg0"] = inst.params["V0"]
 
     @classmethod
+    def prepare(cls, instances):
+        p = super().prepare(instances)
+        p.warmup = compiled.Warmup(NUMPY_CALL_SECONDS)
+        return p
+
+    @staticmethod
+    def _twin_args(p) -> tuple:
+        """The group's arrays as the compiled kernels take them after x and x'."""
+        return p.V0, p.p0, p.n, p.patm
+
+    @classmethod
+    def residual_kernel(cls, p):
+        fast = compiled.settled("gas", p.warmup)
+        return None if fast is None else compiled.bound(fast.spring_residual,
+                                                        *cls._twin_args(p))
+
+    @classmethod
     def _port_pressure(cls, Vg, p):
         """The gauge pressure the element imposes at Vg, and its derivative."""
         pabs, slope = gas_pressure(Vg, p)
@@ -97,12 +117,18 @@ class GasSpring(ElementType):
 
     @classmethod
     def residual(cls, t, x, xp, p):
+        fast = compiled.twin("gas", p.warmup)
+        if fast is not None:
+            return fast.spring_residual(x, xp, *cls._twin_args(p))
         pg, _ = cls._port_pressure(x[:, 1], p)
         return np.stack([-xp[:, 1],                                   # (1)
                          x[:, 0] - pg], axis=1)                       # (2)
 
     @classmethod
     def jacobian(cls, t, x, xp, p):
+        fast = compiled.twin("gas", p.warmup)
+        if fast is not None:
+            return fast.spring_jacobian(x, xp, *cls._twin_args(p))
         n = x.shape[0]
         _, slope = cls._port_pressure(x[:, 1], p)
         dfdx = np.zeros((n, 2, 2)); dfdxp = np.zeros((n, 2, 2))

@@ -36,7 +36,8 @@ PLAIN_BALL = {"model": "position", "mu": 0.0, "Tpre": 0.0, "cone": None}
 # stiffening on and off, off with the reference frame's ω and q as 7 extra variables
 # ("n_extra", not a parameter); a stop with one limit or two, friction with and without
 # a Stribeck peak, a PID clamped or back-calculating, with one limit or none, an
-# integrator with two limits, one or none, a heating resistor with and without alpha
+# integrator with two limits, one or none, a heating resistor with and without alpha,
+# the gas spring and the accumulator (charged and empty: the random states have both)
 VARIANTS = {"body": [{}], "pointmass": [{}], "beam": [{}, {"stiffening": "off"},
                                    {"stiffening": "off", "n_extra": 7}],
             "stop": [{}, {"lower": -np.inf}, {"upper": np.inf}],
@@ -45,6 +46,7 @@ VARIANTS = {"body": [{}], "pointmass": [{}], "beam": [{}, {"stiffening": "off"},
                     {"upper": np.inf, "lower": -np.inf}],
             "integ": [{}, {"lower": -np.inf}, {"upper": np.inf, "lower": -np.inf}],
             "rtherm": [{}, {"alpha": 0.0}],
+            "gasspring": [{}], "accumulator": [{}],
             "spherical": [PLAIN_BALL, {**PLAIN_BALL, "inactive": [1]},
                                         {**PLAIN_BALL, "model": "velocity"},
                                         {**PLAIN_BALL, "model": "velocity", "inactive": [1]},

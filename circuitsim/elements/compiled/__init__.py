@@ -3,7 +3,7 @@
 the body's, the ball joint's (rigid models), the joint framework's (the run form of
 every model, for the joint types without added terms of their own), the beam's
 (mass=lumped), the point mass's, the end stop's, friction's, the PID controller's, the
-integrator's and the heating resistor's.
+integrator's, the heating resistor's, the gas spring's and the accumulator's.
 
 1. The numpy kernel in the element's module is the reference; its twin here computes
    the same equations, equal to it to rounding, in one loop over the instances.
@@ -45,15 +45,16 @@ CHOICES = ("auto", "numpy", "numba")
 LOAD_SECONDS = 0.1
 
 # keywords of the element types with a twin here: body.py, spherical.py, beam.py,
-# stop.py, friction.py, pid.py, integ.py, rtherm.py, pointmass.py, and joint.py for every
-# joint type built from the joint framework without added terms
+# stop.py, friction.py, pid.py, integ.py, rtherm.py, pointmass.py, gas.py (the gas spring
+# and the accumulator), and joint.py for every joint type built from the joint framework
+# without added terms
 FRAMEWORK_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed",
                     "norotation", "pointplane")
 TWINNED = ("body", "spherical", "beam", "stop", "friction", "pid", "integ", "rtherm",
-           "pointmass") + FRAMEWORK_JOINTS
+           "pointmass", "gasspring", "accumulator") + FRAMEWORK_JOINTS
 # the twin modules here (each with its EXPORTS for the extension built ahead of time)
 MODULES = ("body", "joint", "spherical", "beam", "stop", "friction", "pid", "integ",
-           "rtherm", "pointmass")
+           "rtherm", "pointmass", "gas")
 
 _twins: dict = {}
 _UNSETTLED = object()
