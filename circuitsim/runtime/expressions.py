@@ -583,9 +583,9 @@ def compile_group(trees, arg_names) -> Callable:
 # on numpy scalars and arrays), the other operations the same numpy functions as
 # ``evaluate``. Called with floats only (one instance, one time), the statements run
 # first on Python floats with the math functions of ``floatmath`` (the same bits, about
-# 0.05 µs an operation against a microsecond of numpy's dispatch); where that raises
-# (a division by zero, an overflow, a domain error) the call is evaluated by numpy, where
-# it gives inf or NaN. Plain Python numbers among the arguments become numpy scalars on
+# a tenth of a microsecond an operation against a microsecond of numpy's dispatch);
+# where that raises (a division by zero, an overflow, a domain error) the call is
+# evaluated by numpy, where it gives inf or NaN. Plain Python numbers among the arguments become numpy scalars on
 # that route, so that a division by zero gives inf instead of raising; floating-point
 # warnings are silenced once per call, for the whole group.
 _OPERATORS = {"+": "+", "-": "-", "*": "*", "/": "/"}
